@@ -1,0 +1,1 @@
+"""BVS: business-verification and market-signal warehouse."""

@@ -1,0 +1,71 @@
+"""One typed settings object. Every value has a ``BVS_`` environment variable and a safe default.
+
+Read lazily (``get_settings()``), never at import time, and passed to what needs it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+BRISBANE = ZoneInfo("Australia/Brisbane")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="BVS_", extra="ignore")
+
+    data_dir: Path = Field(
+        default=PROJECT_ROOT / "data",
+        description="Holds landing/, the warehouse, serving snapshots and API state.",
+    )
+    warehouse_path: Path | None = Field(
+        default=None, description="The warehouse DuckDB file (default: <data_dir>/warehouse.duckdb)."
+    )
+    dbt_project_dir: Path = Field(default=PROJECT_ROOT / "dbt_project")
+    # Loads: a load whose row count moves more than this share against the previous
+    # successful load of the same table is refused (blocking check).
+    max_row_drift: float = Field(default=0.25, ge=0)
+    # Parallel parse workers for the big XML extract (processes); 0 = number of cores.
+    parse_workers: int = Field(default=0, ge=0)
+    # Records per Arrow batch handed from the parsers to DuckDB.
+    batch_rows: int = Field(default=100_000, gt=0)
+    duckdb_memory_limit: str = Field(default="8GB")
+    duckdb_threads: int = Field(default=0, ge=0, description="0 = DuckDB's default")
+    snapshots_kept: int = Field(default=3, ge=1)
+    # Progress lines on a terminal; quiet when not a TTY or when CI is set.
+    progress: bool | None = Field(default=None)
+
+    @property
+    def landing_dir(self) -> Path:
+        return self.data_dir / "landing"
+
+    @property
+    def warehouse(self) -> Path:
+        return self.warehouse_path or (self.data_dir / "warehouse.duckdb")
+
+    @property
+    def serving_dir(self) -> Path:
+        return self.data_dir / "serving"
+
+    @property
+    def state_dir(self) -> Path:
+        return self.data_dir / "state"
+
+
+def get_settings(**overrides: object) -> Settings:
+    """Build settings from the environment (and explicit overrides). Paths are made absolute."""
+    settings = Settings(**overrides)  # type: ignore[arg-type]
+    settings.data_dir = settings.data_dir.expanduser().resolve()
+    if settings.warehouse_path is not None:
+        settings.warehouse_path = settings.warehouse_path.expanduser().resolve()
+    settings.dbt_project_dir = settings.dbt_project_dir.expanduser().resolve()
+    return settings
+
+
+def today_in_brisbane() -> dt.date:
+    return dt.datetime.now(BRISBANE).date()

@@ -1,0 +1,1 @@
+"""DuckDB helpers: connections, atomic table swaps, quarantine, manifests, snapshots."""

@@ -1,0 +1,75 @@
+"""The warehouse's own bookkeeping tables, in schema ``meta``.
+
+* ``meta.loads``      one row per load attempt of a source (loaded, unchanged, not_loaded, failed)
+* ``meta.manifest``   one row per file a successful load read (size, checksum, extract date, rows)
+* ``meta.quarantine`` rejected rows: source, file, line, reason, raw text
+* ``meta.dq_results`` every data-quality expectation evaluated for a load, pass or fail
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+META_DDL = [
+    "create schema if not exists meta",
+    "create schema if not exists raw",
+    """
+    create table if not exists meta.loads (
+        load_id varchar primary key,
+        source varchar not null,
+        status varchar not null,          -- loaded | unchanged | not_loaded | failed
+        started_at timestamptz not null,
+        finished_at timestamptz,
+        fingerprint varchar,              -- over (file name, size, sha256) of the files read
+        extract_date date,
+        row_counts varchar,               -- JSON object: raw table -> rows
+        quarantined bigint,
+        message varchar
+    )
+    """,
+    """
+    create table if not exists meta.manifest (
+        load_id varchar not null,
+        source varchar not null,
+        file_name varchar not null,       -- display name (zip!member for zip members)
+        path varchar not null,
+        size_bytes bigint not null,
+        modified_at timestamptz,
+        sha256 varchar not null,
+        extract_date date,
+        declared_records bigint,
+        rows bigint not null,
+        quarantined bigint not null
+    )
+    """,
+    """
+    create table if not exists meta.quarantine (
+        load_id varchar not null,
+        source varchar not null,
+        file_name varchar not null,
+        line bigint not null,
+        reason varchar not null,
+        raw varchar
+    )
+    """,
+    """
+    create table if not exists meta.dq_results (
+        load_id varchar not null,
+        source varchar not null,
+        table_name varchar not null,
+        check_name varchar not null,
+        engine varchar not null,          -- great_expectations | sql
+        blocking boolean not null,
+        passed boolean not null,
+        observed varchar,
+        expected varchar,
+        detail varchar,
+        checked_at timestamptz not null
+    )
+    """,
+]
+
+
+def ensure_meta(con: duckdb.DuckDBPyConnection) -> None:
+    for statement in META_DDL:
+        con.execute(statement)
