@@ -13,6 +13,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DBT_PROJECT_DIR = PROJECT_ROOT / "dbt_project"
 BRISBANE = ZoneInfo("Australia/Brisbane")
 
 
@@ -26,7 +27,7 @@ class Settings(BaseSettings):
     warehouse_path: Path | None = Field(
         default=None, description="The warehouse DuckDB file (default: <data_dir>/warehouse.duckdb)."
     )
-    dbt_project_dir: Path = Field(default=PROJECT_ROOT / "dbt_project")
+    dbt_project_dir: Path = Field(default=DBT_PROJECT_DIR)
     # Loads: a load whose row count moves more than this share against the previous
     # successful load of the same table is refused (blocking check).
     max_row_drift: float = Field(default=0.25, ge=0)

@@ -1,0 +1,41 @@
+{#
+    normalise_name(expr): the comparable form of an Australian entity name, used for name
+    matching and search. Portable SQL; regular expressions go through bvs.regexp_replace.
+
+    Steps, in order (the Python normaliser in pipelines/matching must do the same; the cases
+    in the `entity_names_normalise_name_cases` unit test in models/marts/core/_core__models.yml
+    are the shared reference):
+      1. upper case; the sharp s (ß, ẞ) becomes SS (as Python's str.upper does)
+      2. accents folded (É -> E) where the adapter can (bvs.fold_accents)
+      3. `&` -> ` AND `
+      4. apostrophes removed (O'BRIEN -> OBRIEN, SMITH'S -> SMITHS)
+      5. every other run of characters that are not letters or digits -> one space
+         (so `PTY. LTD.` -> `PTY LTD`, `P/L` -> `P L`, `CO-OP` -> `CO OP`), then trimmed
+      6. a trustee prefix removed: everything up to ` ATF ` / ` AS TRUSTEE FOR `, then a
+         leading `THE TRUSTEE FOR ` / `TRUSTEE FOR ` (ABR spells trusts `The Trustee for X`)
+      7. legal forms removed from the end of the name, repeatedly: PTY, PROPRIETARY, LTD,
+         LIMITED, INC, INCORPORATED, CO OPERATIVE, COOPERATIVE, CO OP, COOP, P L, NL, N L.
+         Only at the end (a name is not emptied: `LIMITED` alone stays).
+      8. trimmed; an empty result is null
+#}
+{% macro normalise_name(expr) -%}
+    {%- set legal_forms = [
+        'PTY', 'PROPRIETARY', 'LTD', 'LIMITED', 'INC', 'INCORPORATED',
+        'CO OPERATIVE', 'COOPERATIVE', 'CO OP', 'COOP', 'P L', 'NL', 'N L'
+    ] -%}
+    {#- 1-3 -#}
+    {%- set s = "replace(replace(upper(" ~ expr ~ "), 'ß', 'SS'), 'ẞ', 'SS')" -%}
+    {%- set s = "replace(" ~ bvs.fold_accents(s) ~ ", '&', ' AND ')" -%}
+    {#- 4 -#}
+    {%- set s = bvs.regexp_replace(s, "['’‘`]", '') -%}
+    {#- 5: spaces are left alone (rewriting every name is slow), then runs of them collapsed -#}
+    {%- set s = bvs.regexp_replace(s, '[^\\p{L}\\p{N} ]+', ' ') -%}
+    {%- set s = "trim(" ~ bvs.regexp_replace(s, ' {2,}', ' ') ~ ")" -%}
+    {#- 6 -#}
+    {%- set s = bvs.regexp_replace(s, '^.* (ATF|AS TRUSTEE FOR) ', '') -%}
+    {%- set s = bvs.regexp_replace(s, '^(THE )?TRUSTEE FOR ', '') -%}
+    {#- 7 -#}
+    {%- set s = bvs.regexp_replace(s, '( (' ~ legal_forms | join('|') ~ '))+$', '') -%}
+    {#- 8 -#}
+    nullif(trim({{ s }}), '')
+{%- endmacro %}

@@ -1,0 +1,41 @@
+-- Every entity with a legal name has exactly one legal row in entity_names, and that row
+-- carries the same name: the two marts agree on what an ABN's legal name is.
+
+with
+
+entities as (
+
+    select * from {{ ref('entities') }}
+
+),
+
+legal_names as (
+
+    select * from {{ ref('entity_names') }}
+    where is_legal_name
+
+),
+
+legal_name_counts as (
+
+    select
+        entities.abn,
+        entities.legal_name,
+        count(legal_names.name) as legal_name_rows,
+        sum(case when legal_names.name = entities.legal_name then 1 else 0 end) as same_name_rows
+    from entities
+    left join legal_names
+        on entities.abn = legal_names.abn
+    group by entities.abn, entities.legal_name
+
+),
+
+final as (
+
+    select * from legal_name_counts
+    where (legal_name is not null and (legal_name_rows <> 1 or same_name_rows <> 1))
+        or (legal_name is null and legal_name_rows <> 0)
+
+)
+
+select * from final

@@ -1,0 +1,190 @@
+"""The ``bvs`` command: sample data, pipeline runs, status (see docs and CONTRACT)."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pipelines.progress import Progress
+from pipelines.settings import PROJECT_ROOT, Settings, get_settings, today_in_brisbane
+
+
+def _date(value: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {value!r}") from exc
+
+
+# ---------------------------------------------------------------------------------- sample
+
+
+def cmd_sample(args: argparse.Namespace, settings: Settings) -> int:
+    from pipelines.sample import write_sample
+
+    out = Path(args.out) if args.out else settings.landing_dir
+    progress = Progress("sample", enabled=settings.progress)
+    summary = write_sample(
+        out,
+        scale=args.scale,
+        seed=args.seed,
+        abr_format=args.abr_format,
+        progress=lambda stage, done, total: progress.update(stage, done, total),
+        **({"extract_date": args.extract_date} if args.extract_date else {}),
+    )
+    progress.done()
+    print(f"wrote sample landing data to {out}")
+    for name, count in sorted(summary.counts.items()):
+        print(f"  {name}: {count:,}")
+    return 0
+
+
+# ---------------------------------------------------------------------------------- run
+
+
+def ensure_dagster_home() -> Path:
+    """DAGSTER_HOME (absolute) with telemetry off and one warehouse writer across runs."""
+    home = Path(os.environ.get("DAGSTER_HOME") or PROJECT_ROOT / ".dagster_home").resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    config = home / "dagster.yaml"
+    if not config.exists():
+        config.write_text(
+            "telemetry:\n  enabled: false\n"
+            "concurrency:\n  pools:\n    default_limit: 1\n"
+        )
+    os.environ["DAGSTER_HOME"] = str(home)
+    os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
+    return home
+
+
+def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
+    from pipelines.dbt import apply_dbt_env, prepare_manifest
+
+    as_of = args.as_of or today_in_brisbane()
+    ensure_dagster_home()
+    apply_dbt_env(settings)
+    prepare_manifest(settings)
+
+    import dagster as dg
+
+    from pipelines.definitions import defs
+    from pipelines.defs.resources import BvsResource
+    from pipelines.defs.transform.dbt import dbt_resource
+
+    graph = defs.resolve_asset_graph()
+    assets = list(defs.assets or [])
+    selection = dg.AssetSelection.from_string(args.select) if args.select else dg.AssetSelection.all()
+    selected = selection.resolve(graph)
+    if not selected:
+        print(f"bvs run: the selection {args.select!r} matches no asset", file=sys.stderr)
+        return 2
+    print(f"bvs run: as of {as_of}, {len(selected)} assets, warehouse {settings.warehouse}")
+    result = dg.materialize(
+        assets,
+        selection=selection,
+        instance=dg.DagsterInstance.get(),
+        resources={"bvs": BvsResource(data_dir=str(settings.data_dir), as_of=as_of.isoformat()),
+                   "dbt": dbt_resource()},
+        raise_on_error=False,
+        tags={"bvs/as_of": as_of.isoformat(), "bvs/trigger": "cli"},
+    )
+    materialized = {
+        event.asset_key.to_user_string()
+        for event in result.get_asset_materialization_events()
+        if event.asset_key is not None
+    }
+    if not result.success:
+        print("bvs run: FAILED", file=sys.stderr)
+        for event in result.all_events:
+            if event.is_failure and event.step_key:
+                print(f"  {event.step_key}: {event.message}", file=sys.stderr)
+                data = getattr(event.event_specific_data, "error", None)
+                if data is not None:
+                    print(f"    {data.message.strip()}", file=sys.stderr)
+        print("  the previous tables and the previous serving snapshot are unchanged", file=sys.stderr)
+        return 1
+    _print_summary(settings, published="serving/snapshot" in materialized)
+    return 0
+
+
+def _print_summary(settings: Settings, *, published: bool) -> None:
+    from pipelines.status import collect_status
+
+    status = collect_status(settings)
+    print(f"warehouse: {settings.warehouse}")
+    for source in status["sources"]:
+        rows = ", ".join(f"{t} {n:,}" for t, n in source["rows"].items())
+        print(
+            f"  {source['source']:<22} {source['status']:<10} extract {source['extract_date'] or '-':<10}"
+            f"  {rows}  quarantined {source['quarantined']:,}"
+        )
+    for table, rows in status["marts"].items():
+        print(f"  {table:<33} {rows:,} rows")
+    snapshot = status["snapshot"]
+    if snapshot:
+        state = "published" if published else "current (not republished by this run)"
+        print(f"serving snapshot ({state}): {snapshot['path']}")
+        print(f"  id {snapshot['snapshot_id']}, as of {snapshot['as_of']}")
+    else:
+        print("serving snapshot: none published yet")
+
+
+# ---------------------------------------------------------------------------------- status
+
+
+def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
+    from pipelines.status import collect_status, render_status
+
+    status = collect_status(settings, today=args.as_of or today_in_brisbane())
+    if args.json:
+        print(json.dumps(status, indent=2, default=str))
+    else:
+        print(render_status(status))
+    return 0
+
+
+# ---------------------------------------------------------------------------------- main
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bvs", description="BVS warehouse command line")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sample = sub.add_parser("sample", help="write sample landing files in the real formats")
+    sample.add_argument("--out", help="landing folder to write (default: $BVS_DATA_DIR/landing)")
+    sample.add_argument("--scale", type=int, default=10_000, help="number of ABN records")
+    sample.add_argument("--seed", type=int, default=1, help="same seed, same files")
+    sample.add_argument("--abr-format", choices=("zip", "xml"), default="zip",
+                        help="the ABR extract as the two download zips (default) or 20 XML files")
+    sample.add_argument("--extract-date", type=_date, help="extract date (default: fixed)")
+    sample.set_defaults(func=cmd_sample)
+
+    run = sub.add_parser("run", help="materialise the pipeline in-process and publish a snapshot")
+    run.add_argument("--as-of", type=_date, help="'today' for age rules (default: Brisbane date)")
+    run.add_argument("--select", help="Dagster asset selection, e.g. 'group:ingest' or 'key:raw/*'")
+    run.set_defaults(func=cmd_run)
+
+    status = sub.add_parser("status", help="sources loaded, the current snapshot, what is stale")
+    status.add_argument("--json", action="store_true", help="machine-readable output")
+    status.add_argument("--as-of", type=_date, help="judge staleness as of this date")
+    status.set_defaults(func=cmd_status)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    settings = get_settings()
+    try:
+        return int(args.func(args, settings))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,67 @@
+"""Plain helpers around the dbt project: where it is, its environment, its arguments.
+
+Kept free of Dagster so they are unit-tested without running dbt.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from pipelines.settings import Settings
+
+
+def manifest_path(settings: Settings) -> Path:
+    return settings.dbt_project_dir / "target" / "manifest.json"
+
+
+def dbt_env(settings: Settings) -> dict[str, str]:
+    """Variables profiles.yml reads; identical at parse and run so partial parsing holds."""
+    return {
+        "BVS_WAREHOUSE": str(settings.warehouse),
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+    }
+
+
+def apply_dbt_env(settings: Settings) -> None:
+    """Export the dbt variables to this process (dagster-dbt starts dbt as a child process)."""
+    os.environ.update(dbt_env(settings))
+
+
+def build_args(as_of: dt.date, *, select: str | None = None) -> list[str]:
+    args = ["build", "--vars", json.dumps({"as_of": as_of.isoformat()})]
+    if select:
+        args += ["--select", select]
+    return args
+
+
+def _dbt_executable() -> str:
+    candidate = Path(sys.executable).with_name("dbt")
+    return str(candidate) if candidate.exists() else "dbt"
+
+
+def prepare_manifest(settings: Settings, *, force: bool = False) -> Path:
+    """Run ``dbt parse`` when the manifest is missing or older than the project's files."""
+    manifest = manifest_path(settings)
+    if not force and manifest.exists():
+        newest = max(
+            p.stat().st_mtime
+            for p in settings.dbt_project_dir.rglob("*")
+            if p.is_file() and p.suffix in {".sql", ".yml", ".yaml", ".csv"}
+            and "target" not in p.parts and "logs" not in p.parts
+        )
+        if manifest.stat().st_mtime >= newest:
+            return manifest
+    env = {**os.environ, **dbt_env(settings)}
+    completed = subprocess.run(
+        [_dbt_executable(), "parse", "--project-dir", str(settings.dbt_project_dir),
+         "--profiles-dir", str(settings.dbt_project_dir), "--quiet"],
+        env=env, capture_output=True, text=True, check=False,
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(f"dbt parse failed:\n{completed.stdout}\n{completed.stderr}")
+    return manifest

@@ -1,0 +1,22 @@
+"""The only module Dagster loads (workspace.yaml): every area's definitions, merged."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from pipelines.defs.ingest.assets import ingest_assets
+from pipelines.defs.ingest.schedules import weekly_refresh
+from pipelines.defs.ingest.sensors import new_landing_files
+from pipelines.defs.jobs import everything
+from pipelines.defs.publish.assets import serving_snapshot
+from pipelines.defs.resources import BvsResource
+from pipelines.defs.transform.dbt import dbt_models, dbt_resource
+
+defs = dg.Definitions(
+    assets=[*ingest_assets, dbt_models, serving_snapshot],
+    jobs=[everything],
+    schedules=[weekly_refresh],
+    sensors=[new_landing_files],
+    resources={"bvs": BvsResource(), "dbt": dbt_resource()},
+    executor=dg.in_process_executor,
+)

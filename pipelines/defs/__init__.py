@@ -1,0 +1,1 @@
+"""Dagster wiring only: assets, checks, schedules, sensors, resources. Logic lives elsewhere."""

@@ -1,0 +1,16 @@
+"""The weekly refresh: the registers publish weekly. Off until turned on in the UI."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from ..jobs import everything
+
+weekly_refresh = dg.ScheduleDefinition(
+    name="weekly_register_refresh",
+    job=everything,
+    cron_schedule="0 6 * * 2",  # Tuesday 06:00 Brisbane: after the ABR's weekly extract
+    execution_timezone="Australia/Brisbane",
+    default_status=dg.DefaultScheduleStatus.STOPPED,
+    description="Every Tuesday morning: load new register extracts, rebuild, publish.",
+)

@@ -1,0 +1,36 @@
+"""The serving snapshot: published after the marts build and every blocking check passes."""
+
+
+import dagster as dg
+
+from pipelines.warehouse.connection import warehouse
+from pipelines.warehouse.snapshot import publish_snapshot
+
+from ..ingest.assets import POOL
+from ..resources import BvsResource
+from ..transform.dbt import dbt_models
+
+MART_KEYS = [key for key in dbt_models.keys if key.path[0] == "marts"]
+
+
+@dg.asset(
+    key=["serving", "snapshot"],
+    deps=MART_KEYS,
+    group_name="publish",
+    pool=POOL,
+    kinds={"duckdb"},
+    description="Immutable DuckDB file of the marts plus build metadata; the API reads it.",
+)
+def serving_snapshot(context: dg.AssetExecutionContext, bvs: BvsResource) -> dg.MaterializeResult:
+    settings = bvs.settings()
+    with warehouse(settings) as con:
+        info = publish_snapshot(con, settings, as_of=bvs.as_of_date())
+    context.log.info(f"published snapshot {info.snapshot_id} at {info.path}")
+    return dg.MaterializeResult(
+        metadata={
+            "snapshot_id": info.snapshot_id,
+            "path": dg.MetadataValue.path(str(info.path)),
+            "as_of": info.as_of.isoformat(),
+            "tables": dg.MetadataValue.json(info.tables),
+        }
+    )

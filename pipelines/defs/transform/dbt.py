@@ -1,0 +1,60 @@
+"""dbt models as Dagster assets. Asset key = warehouse address: ["<schema>", "<model>"]."""
+
+
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+from dagster_dbt import DagsterDbtTranslator, DagsterDbtTranslatorSettings, DbtCliResource, DbtProject, dbt_assets
+
+from pipelines.dbt import apply_dbt_env, build_args
+from pipelines.settings import DBT_PROJECT_DIR
+
+from ..ingest.assets import POOL
+from ..resources import BvsResource
+
+# Paths only: nothing is parsed here. The manifest is prepared before definitions load
+# (`make prepare`, `bvs run`), or by `prepare_if_dev()` under `dagster dev`.
+dbt_project = DbtProject(project_dir=DBT_PROJECT_DIR, profiles_dir=DBT_PROJECT_DIR)
+dbt_project.prepare_if_dev()
+
+
+class BvsTranslator(DagsterDbtTranslator):
+    """The naming policy: models keyed by schema and name, grouped by layer."""
+
+    def get_asset_key(self, dbt_resource_props: Mapping[str, Any]) -> dg.AssetKey:
+        if dbt_resource_props["resource_type"] == "source":
+            return super().get_asset_key(dbt_resource_props)  # meta.dagster.asset_key: ["raw", table]
+        layer = dbt_resource_props["fqn"][1] if len(dbt_resource_props["fqn"]) > 2 else "marts"
+        return dg.AssetKey([layer, dbt_resource_props["name"]])
+
+    def get_group_name(self, dbt_resource_props: Mapping[str, Any]) -> str | None:
+        fqn = dbt_resource_props.get("fqn", [])
+        return fqn[1] if len(fqn) > 2 else "marts"
+
+
+translator = BvsTranslator(settings=DagsterDbtTranslatorSettings(enable_asset_checks=True))
+
+
+@dbt_assets(
+    manifest=dbt_project.manifest_path,
+    project=dbt_project,
+    dagster_dbt_translator=translator,
+    pool=POOL,
+)
+def dbt_models(context: dg.AssetExecutionContext, dbt: DbtCliResource, bvs: BvsResource) -> Iterator[Any]:
+    settings = bvs.settings()
+    apply_dbt_env(settings)
+    yield from dbt.cli(build_args(bvs.as_of_date()), context=context).stream()
+
+
+def dbt_resource() -> DbtCliResource:
+    # the dbt installed beside this interpreter (the project's virtual environment)
+    executable = Path(sys.executable).with_name("dbt")
+    return DbtCliResource(
+        project_dir=dbt_project,
+        profiles_dir=str(DBT_PROJECT_DIR),
+        dbt_executable=str(executable) if executable.exists() else "dbt",
+    )

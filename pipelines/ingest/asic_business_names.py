@@ -1,0 +1,62 @@
+"""ASIC Business Names Dataset (``asic_business_names/business_names_YYYYMM*.csv`` or ``.zip``).
+
+Tab-separated, no quoting, UTF-8 with BOM and CRLF, 8 columns. ``BN_NAME`` is padded with
+leading spaces (trimmed here, like every value). ``BN_STATUS`` is kept as published
+(``Registered``, ``Cancelled``, the undocumented ``Deregistered``, or anything new).
+``BN_ABN`` may be empty; a present ABN must pass its check digits. A row without a name is
+quarantined. Columns are read by header name; extra columns (e.g. ``BN_RENEW_DT``) are ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pipelines.ingest.base import Batch, FileInfo, LandingFile
+from pipelines.ingest.delimited import DelimitedSpec, IdKind, date_from_name, read_delimited
+from pipelines.ingest.tables import ASIC_BUSINESS_NAMES
+
+TABLE = "business_names"
+
+SPEC = DelimitedSpec(
+    dataset="ASIC Business Names Dataset",
+    table=TABLE,
+    schema=ASIC_BUSINESS_NAMES,
+    columns={
+        "REGISTER_NAME": "register_name",
+        "BN_NAME": "bn_name",
+        "BN_STATUS": "bn_status",
+        "BN_REG_DT": "bn_reg_dt",
+        "BN_CANCEL_DT": "bn_cancel_dt",
+        "BN_STATE_NUM": "bn_state_num",
+        "BN_STATE_OF_REG": "bn_state_of_reg",
+        "BN_ABN": "bn_abn",
+    },
+    required=frozenset(
+        {
+            "REGISTER_NAME",
+            "BN_NAME",
+            "BN_STATUS",
+            "BN_REG_DT",
+            "BN_CANCEL_DT",
+            "BN_STATE_NUM",
+            "BN_STATE_OF_REG",
+            "BN_ABN",
+        }
+    ),
+    dates=frozenset({"bn_reg_dt", "bn_cancel_dt"}),
+    identifiers={"bn_abn": IdKind.ABN},
+    delimiter="\t",
+)
+
+
+def parse(file: LandingFile, batch_rows: int = 100_000) -> Iterator[Batch]:
+    """Stream the file as ``Batch(tables={"business_names": ...})`` (ASIC_BUSINESS_NAMES)."""
+    return read_delimited(file, SPEC, batch_rows)
+
+
+def file_info(file: LandingFile) -> FileInfo:
+    """Extract date from ``business_names_YYYYMM[DD]``: that day, else the month's first day."""
+    extract = date_from_name(file.inner_name, "business_names") or date_from_name(
+        file.path.name, "business_names"
+    )
+    return FileInfo(extract_date=extract, declared_records=None)

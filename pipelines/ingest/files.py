@@ -1,0 +1,93 @@
+"""Finding a source's landed files: plain files and members of zips, newest snapshot only.
+
+Rules (LANDING.md): several files of one source may be present; the newest snapshot wins
+for snapshot sources. A zipped download may land as the ``.zip`` itself. When the same
+part of a snapshot is present both plain and inside a zip, the plain file is read.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import re
+import zipfile
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipelines.ingest.base import LandingFile, SourceFileError
+
+
+@dataclass(frozen=True)
+class SnapshotKey:
+    """Where a file sits in a source's history: which snapshot, and which part of it."""
+
+    snapshot: str  # sortable: the newest snapshot has the greatest value
+    part: str  # distinguishes files of one snapshot (e.g. Public01..Public20)
+
+
+def matches(name: str, patterns: Iterable[str]) -> bool:
+    lowered = name.lower()
+    return any(fnmatch.fnmatchcase(lowered, p.lower()) for p in patterns)
+
+
+def discover(
+    folder: Path,
+    patterns: tuple[str, ...],
+    snapshot_key: Callable[[str], SnapshotKey],
+) -> list[LandingFile]:
+    """The files of the newest snapshot in ``folder`` (sorted by part), or [] if none."""
+    if not folder.is_dir():
+        return []
+    candidates: list[LandingFile] = []
+    for path in sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")):
+        if path.suffix.lower() == ".zip":
+            try:
+                with zipfile.ZipFile(path) as archive:
+                    members = [m for m in archive.namelist() if not m.endswith("/")]
+            except (zipfile.BadZipFile, OSError) as exc:
+                raise SourceFileError(path.name, f"cannot open zip: {exc}") from exc
+            for member in members:
+                if matches(Path(member).name, patterns):
+                    candidates.append(LandingFile(path, member))
+        elif matches(path.name, patterns):
+            candidates.append(LandingFile(path))
+    if not candidates:
+        return []
+    keyed = [(snapshot_key(c.inner_name), c) for c in candidates]
+    newest = max(k.snapshot for k, _ in keyed)
+    chosen: dict[str, LandingFile] = {}
+    for key, candidate in keyed:
+        if key.snapshot != newest:
+            continue
+        previous = chosen.get(key.part)
+        # a plain file beats the same part inside a zip; otherwise the first by name wins
+        if previous is None or (previous.member is not None and candidate.member is None):
+            chosen[key.part] = candidate
+    return [chosen[part] for part in sorted(chosen)]
+
+
+_DIGITS = re.compile(r"(\d{6,8})")
+
+
+def dated_name_key(name: str) -> SnapshotKey:
+    """Snapshot = the first 6-8 digit date in the name (YYYYMMDD or YYYYMM); part = the rest."""
+    found = _DIGITS.search(name)
+    snapshot = found[1] if found else ""
+    part = (name[: found.start()] + name[found.end() :]).lower() if found else name.lower()
+    return SnapshotKey(snapshot, part)
+
+
+def sha256_of(path: Path, block: int = 8 * 1024 * 1024) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(block):
+            digest.update(chunk)  # releases the GIL: files hash in parallel threads
+    return digest.hexdigest()
+
+
+def checksums(paths: Iterable[Path], workers: int = 4) -> dict[Path, str]:
+    unique = sorted(set(paths))
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(unique)))) as pool:
+        return dict(zip(unique, pool.map(sha256_of, unique), strict=True))

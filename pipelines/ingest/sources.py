@@ -1,0 +1,118 @@
+"""Every landing source, declared once: folder, file patterns, parser, raw tables, checks.
+
+Adding a source is one entry in ``SOURCES`` (plus its parser module and one dbt staging
+model); the loader, the Dagster assets and checks, ``bvs status`` and the snapshot's source
+list are all driven from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from pipelines.ingest import abr, asic_business_names, asic_companies
+from pipelines.ingest.base import Batch, FileInfo, LandingFile
+from pipelines.ingest.files import SnapshotKey, dated_name_key
+from pipelines.ingest.tables import ABR_ABNS, ABR_OTHER_NAMES, ASIC_BUSINESS_NAMES, ASIC_COMPANIES
+from pipelines.warehouse.quality import TableChecks
+
+Parser = Callable[[LandingFile, Executor | None], Iterator[Batch]]
+
+
+@dataclass(frozen=True)
+class RawTable:
+    name: str  # table in schema ``raw``; the Dagster asset key is ["raw", name]
+    schema: pa.Schema
+    checks: TableChecks
+    description: str
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    folder: str  # under the landing folder
+    patterns: tuple[str, ...]  # file names (plain, or members of a landed zip), case-insensitive
+    tables: dict[str, RawTable]  # parser's table key -> raw table
+    parse: Parser
+    file_info: Callable[[LandingFile], FileInfo]
+    snapshot_key: Callable[[str], SnapshotKey] = dated_name_key
+    parallel: bool = False  # parse chunks in worker processes
+    refresh_days: int = 7  # older than this is reported stale
+    description: str = ""
+
+
+def _table(name: str, schema: pa.Schema, description: str, **checks: object) -> RawTable:
+    return RawTable(name, schema, TableChecks(table=f"raw.{name}", **checks), description)  # type: ignore[arg-type]
+
+
+SOURCES: dict[str, Source] = {
+    source.name: source
+    for source in [
+        Source(
+            name="abr",
+            folder="abr",
+            patterns=("*public??.xml",),
+            tables={
+                "abns": _table(
+                    "abr__abns",
+                    ABR_ABNS,
+                    "ABR ABN Bulk Extract: one row per ABN (entity, status, GST, address, ACN).",
+                    key=("abn",),
+                    abn_columns=("abn",),
+                ),
+                "other_names": _table(
+                    "abr__other_names",
+                    ABR_OTHER_NAMES,
+                    "ABR ABN Bulk Extract: trading (TRD), business (BN), other (OTN) and DGR names.",
+                    key=(),
+                    abn_columns=("abn",),
+                ),
+            },
+            parse=lambda file, pool: abr.parse(file, executor=pool),
+            file_info=abr.file_info,
+            parallel=True,
+            description="ABR ABN Bulk Extract (XML, 20 files, weekly)",
+        ),
+        Source(
+            name="asic_companies",
+            folder="asic_companies",
+            patterns=("company_??????.csv",),
+            tables={
+                "companies": _table(
+                    "asic__companies",
+                    ASIC_COMPANIES,
+                    "ASIC Company Dataset: every name row (current and former) of every company.",
+                    key=("acn",),
+                    key_filter="current_name_indicator = 'Y'",
+                    abn_columns=("abn",),
+                    acn_columns=("acn",),
+                ),
+            },
+            parse=lambda file, pool: asic_companies.parse(file),
+            file_info=asic_companies.file_info,
+            refresh_days=7,
+            description="ASIC Company Dataset (tab-separated, weekly)",
+        ),
+        Source(
+            name="asic_business_names",
+            folder="asic_business_names",
+            patterns=("business_names_??????*.csv",),
+            tables={
+                "business_names": _table(
+                    "asic__business_names",
+                    ASIC_BUSINESS_NAMES,
+                    "ASIC Business Names Dataset: one row per registered, cancelled or deregistered name.",
+                    key=(),
+                    abn_columns=("bn_abn",),
+                ),
+            },
+            parse=lambda file, pool: asic_business_names.parse(file),
+            file_info=asic_business_names.file_info,
+            refresh_days=7,
+            description="ASIC Business Names Dataset (tab-separated, weekly)",
+        ),
+    ]
+}

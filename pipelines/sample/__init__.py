@@ -1,0 +1,16 @@
+"""Sample landing data for the three core registers (ABR extract, ASIC companies, business names).
+
+``write_sample(out_dir, scale=..., seed=...)`` writes the real file formats into a landing
+folder, reproducibly, with a few deliberately malformed rows listed in
+``_sample/planted.json``.
+"""
+
+from pipelines.sample.writer import (
+    DEFAULT_EXTRACT_DATE,
+    PlantedRow,
+    SampleFile,
+    SampleSummary,
+    write_sample,
+)
+
+__all__ = ["DEFAULT_EXTRACT_DATE", "PlantedRow", "SampleFile", "SampleSummary", "write_sample"]

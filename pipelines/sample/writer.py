@@ -1,0 +1,425 @@
+"""``write_sample``: a landing folder with the three core registers, in their real formats.
+
+Work is split into the 20 ABR files. Each chunk writes its XML (deflated in the worker
+when the output is zipped) and the ASIC company and business-name rows its records give
+rise to, as part files; the parts are then joined in chunk order. Every random draw comes
+from an RNG seeded with (seed, chunk index), and the malformed rows are placed from an RNG
+seeded with the seed alone, so the bytes do not depend on the number of workers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import multiprocessing as mp
+import os
+import queue as queue_mod
+import random
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pipelines.sample.entity_types import UNKNOWN_ENTITY_TYPE_CODES
+from pipelines.sample.generate import (
+    ABR_KINDS,
+    BUSINESS_NAME_KINDS,
+    COMPANY_KINDS,
+    UNKNOWN_COMPANY_STATUS,
+    ChunkResult,
+    ChunkTask,
+    generate_chunk,
+)
+from pipelines.sample.numbering import MAX_SCALE
+from pipelines.sample.zipwrite import DeflatedMember, write_zip
+
+DEFAULT_EXTRACT_DATE = dt.date(2026, 11, 18)
+ABR_FILES = 20
+ABR_ZIPS = (("public_split_1_10.zip", range(0, 10)), ("public_split_11_20.zip", range(10, 20)))
+MALFORMED_SHARE = 0.0005  # of the rows of each source
+MIN_MALFORMED = 6  # per source, so a small sample still has a couple of each kind
+# Expected ASIC rows per ABN record, only used to size the planted share.
+COMPANY_ROWS_PER_RECORD = 0.215
+BUSINESS_NAME_ROWS_PER_RECORD = 0.165
+
+COMPANY_HEADER = (
+    "Company Name\tACN\tType\tClass\tSub Class\tStatus\tDate of Registration\t"
+    "Date of Deregistration\tPrevious State of Registration\tState Registration number\t"
+    "Modified since last report\tCurrent Name Indicator\tABN\tCurrent Name\t"
+    "Current Name Start Date"
+)
+BUSINESS_NAME_HEADER = (
+    "REGISTER_NAME\tBN_NAME\tBN_STATUS\tBN_REG_DT\tBN_CANCEL_DT\tBN_STATE_NUM\t"
+    "BN_STATE_OF_REG\tBN_ABN"
+)
+BOM = b"\xef\xbb\xbf"
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class PlantedRow:
+    """A deliberately malformed row: the ingest must quarantine exactly these."""
+
+    source: str  # landing folder: abr, asic_companies, asic_business_names
+    file: str  # as the parsers name it: "x.csv", or "archive.zip!member.xml"
+    line: int  # 1-based physical line (the CSV header is line 1)
+    reason_kind: str
+    path: str  # the landed file, relative to the landing folder
+    member: str | None = None  # the zip member, if any
+
+
+@dataclass(frozen=True)
+class SampleFile:
+    path: str  # relative to the landing folder
+    member: str | None  # zip member
+    rows: int  # ABR records, or CSV data rows (header excluded)
+
+
+@dataclass
+class SampleSummary:
+    out_dir: Path
+    scale: int
+    seed: int
+    extract_date: dt.date
+    files: list[SampleFile]
+    # Per source: rows written, valid rows and what they hold (see planted.json).
+    counts: dict[str, dict[str, int]]
+    planted: list[PlantedRow]
+    unknown_codes: dict[str, list[str]] = field(default_factory=dict)
+
+    def planted_for(self, source: str) -> list[PlantedRow]:
+        return [p for p in self.planted if p.source == source]
+
+
+def chunk_bounds(scale: int, files: int = ABR_FILES) -> list[tuple[int, int]]:
+    """(first record, record count) per file: records spread evenly over the files."""
+    base, extra = divmod(scale, files)
+    bounds = []
+    start = 0
+    for i in range(files):
+        count = base + (1 if i < extra else 0)
+        bounds.append((start, count))
+        start += count
+    return bounds
+
+
+def _planted_positions(
+    rng: random.Random, scale: int, wanted: int, kinds: Sequence[str]
+) -> dict[int, str]:
+    """``wanted`` distinct record indexes, kinds assigned in turn so each kind occurs."""
+    wanted = min(wanted, scale)
+    return {pos: kinds[i % len(kinds)] for i, pos in enumerate(rng.sample(range(scale), wanted))}
+
+
+def _planted_count(rows: float) -> int:
+    return max(MIN_MALFORMED, round(rows * MALFORMED_SHARE))
+
+
+def _split(positions: dict[int, str], start: int, count: int) -> dict[int, str]:
+    return {p - start: k for p, k in positions.items() if start <= p < start + count}
+
+
+_QUEUE: Any = None
+
+
+def _init_worker(progress_queue: Any) -> None:
+    global _QUEUE
+    _QUEUE = progress_queue
+
+
+def _run_in_worker(task: ChunkTask) -> ChunkResult:
+    q = _QUEUE
+
+    def report(done: int) -> None:
+        if q is not None:
+            q.put((task.index, done))
+
+    return generate_chunk(task, report)
+
+
+def _run_tasks(
+    tasks: list[ChunkTask], workers: int, progress: Progress | None
+) -> list[ChunkResult]:
+    total = sum(t.count for t in tasks)
+    done = [0] * len(tasks)
+
+    def note(index: int, n: int) -> None:
+        done[index] = n
+        if progress is not None:
+            progress("abr", sum(done), total)
+
+    if workers <= 1:
+        results = []
+        for task in tasks:
+            results.append(generate_chunk(task, lambda n, i=task.index: note(i, n)))
+        return results
+
+    ctx = mp.get_context("spawn")
+    progress_queue = ctx.Queue()
+    with ctx.Pool(workers, initializer=_init_worker, initargs=(progress_queue,)) as pool:
+        pending = [pool.apply_async(_run_in_worker, (task,)) for task in tasks]
+        while True:
+            try:
+                index, n = progress_queue.get(timeout=0.2)
+                note(index, n)
+            except queue_mod.Empty:
+                if all(p.ready() for p in pending):
+                    break
+        results = [p.get() for p in pending]
+    while True:
+        try:
+            index, n = progress_queue.get_nowait()
+        except queue_mod.Empty:
+            break
+        note(index, n)
+    progress_queue.close()
+    return results
+
+
+def _join_csv(
+    target: Path,
+    header: str,
+    parts: list[tuple[Path, int]],
+    stage: str,
+    progress: Progress | None,
+) -> None:
+    total = sum(rows for _, rows in parts)
+    done = 0
+    with open(target, "wb") as out:
+        out.write(BOM + header.encode("utf-8") + b"\r\n")
+        for path, rows in parts:
+            with open(path, "rb") as fh:
+                shutil.copyfileobj(fh, out, 1 << 20)
+            done += rows
+            if progress is not None:
+                progress(stage, done, total)
+
+
+def write_sample(
+    out_dir: Path,
+    *,
+    scale: int = 10_000,
+    seed: int = 1,
+    extract_date: dt.date = DEFAULT_EXTRACT_DATE,
+    abr_format: Literal["zip", "xml"] = "zip",
+    workers: int = 0,
+    progress: Progress | None = None,
+) -> SampleSummary:
+    """Write a reproducible sample of the ABR extract and the ASIC company and BN datasets.
+
+    ``scale`` ABN records go into 20 ABR files (zipped as the two real downloads, or plain
+    XML); about 0.175 * scale companies (1.23 rows each) and 0.165 * scale business names
+    follow from them. A few rows per source are deliberately malformed; they are listed in
+    the summary and in ``_sample/planted.json``. Same arguments, same bytes.
+    """
+    if not 1 <= scale <= MAX_SCALE:
+        raise ValueError(f"scale must be between 1 and {MAX_SCALE}, got {scale}")
+    if abr_format not in ("zip", "xml"):
+        raise ValueError(f"abr_format must be 'zip' or 'xml', got {abr_format!r}")
+    out_dir = Path(out_dir)
+    stamp = extract_date.strftime("%Y%m%d")
+    month = extract_date.strftime("%Y%m")
+    abr_dir = out_dir / "abr"
+    co_dir = out_dir / "asic_companies"
+    bn_dir = out_dir / "asic_business_names"
+    meta_dir = out_dir / "_sample"
+    for d in (abr_dir, co_dir, bn_dir, meta_dir):
+        d.mkdir(parents=True, exist_ok=True)
+    members = [f"{stamp}_Public{i + 1:02d}.xml" for i in range(ABR_FILES)]
+    company_name = f"company_{month}.csv"
+    bn_name = f"business_names_{month}.csv"
+    compress = abr_format == "zip"
+
+    plan = random.Random(f"bvs-sample-planted:{seed}")
+    planted_abr = _planted_positions(
+        plan, scale, min(_planted_count(scale), scale // 10), ABR_KINDS
+    )
+    planted_co = _planted_positions(
+        plan, scale, _planted_count(scale * COMPANY_ROWS_PER_RECORD), COMPANY_KINDS
+    )
+    planted_bn = _planted_positions(
+        plan, scale, _planted_count(scale * BUSINESS_NAME_ROWS_PER_RECORD), BUSINESS_NAME_KINDS
+    )
+
+    tmp = Path(tempfile.mkdtemp(prefix="tmp-", dir=meta_dir))
+    try:
+        tasks = [
+            ChunkTask(
+                index=i,
+                start=start,
+                count=count,
+                seed=seed,
+                scale=scale,
+                extract_date=extract_date,
+                abr_path=tmp / (f"{members[i]}.deflate" if compress else members[i]),
+                compress=compress,
+                company_part=tmp / f"company.{i:02d}.part",
+                business_name_part=tmp / f"business_names.{i:02d}.part",
+                planted_abr=_split(planted_abr, start, count),
+                planted_company=_split(planted_co, start, count),
+                planted_business_name=_split(planted_bn, start, count),
+            )
+            for i, (start, count) in enumerate(chunk_bounds(scale))
+        ]
+        n_workers = min(workers or os.cpu_count() or 1, len(tasks))
+        results = sorted(_run_tasks(tasks, n_workers, progress), key=lambda r: r.index)
+
+        # ABR: the two download zips, or the 20 plain files.
+        files: list[SampleFile] = []
+        planted: list[PlantedRow] = []
+        member_home: dict[int, str] = {}
+        if compress:
+            when = dt.datetime.combine(extract_date, dt.time(3, 11, 13))
+            for zip_name, indexes in ABR_ZIPS:
+                write_zip(
+                    tmp / zip_name,
+                    [
+                        DeflatedMember(
+                            name=members[i],
+                            data_path=tasks[i].abr_path,
+                            crc32=results[i].crc32,
+                            compressed_size=results[i].abr_stored_bytes,
+                            size=results[i].abr_bytes,
+                        )
+                        for i in indexes
+                    ],
+                    when,
+                )
+                os.replace(tmp / zip_name, abr_dir / zip_name)
+                for i in indexes:
+                    member_home[i] = zip_name
+                    (abr_dir / members[i]).unlink(missing_ok=True)  # same sample, as xml
+        else:
+            for i, member in enumerate(members):
+                os.replace(tasks[i].abr_path, abr_dir / member)
+            for zip_name, _ in ABR_ZIPS:
+                (abr_dir / zip_name).unlink(missing_ok=True)  # same sample, zipped
+        for i, res in enumerate(results):
+            home = member_home.get(i)
+            rel = f"abr/{home}" if home else f"abr/{members[i]}"
+            member = members[i] if home else None
+            display = f"{home}!{members[i]}" if home else members[i]
+            files.append(SampleFile(rel, member, res.records))
+            planted += [
+                PlantedRow("abr", display, line, kind, rel, member)
+                for kind, line in res.planted_abr
+            ]
+
+        # ASIC CSVs: header, then the parts in chunk order; part lines shift by the rows
+        # before them plus the header line.
+        for source, name, header, rows_of, planted_of, part_of in (
+            (
+                "asic_companies",
+                company_name,
+                COMPANY_HEADER,
+                lambda r: r.company_rows,
+                lambda r: r.planted_company,
+                lambda t: t.company_part,
+            ),
+            (
+                "asic_business_names",
+                bn_name,
+                BUSINESS_NAME_HEADER,
+                lambda r: r.business_name_rows,
+                lambda r: r.planted_business_name,
+                lambda t: t.business_name_part,
+            ),
+        ):
+            rel = f"{source}/{name}"
+            _join_csv(
+                tmp / name,
+                header,
+                [(part_of(t), rows_of(r)) for t, r in zip(tasks, results, strict=True)],
+                source,
+                progress,
+            )
+            os.replace(tmp / name, out_dir / rel)
+            offset = 1
+            for res in results:
+                planted += [
+                    PlantedRow(source, name, offset + line, kind, rel)
+                    for kind, line in planted_of(res)
+                ]
+                offset += rows_of(res)
+            files.append(SampleFile(rel, None, offset - 1))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    counts = _counts(results, planted)
+    summary = SampleSummary(
+        out_dir=out_dir,
+        scale=scale,
+        seed=seed,
+        extract_date=extract_date,
+        files=files,
+        counts=counts,
+        planted=planted,
+        unknown_codes={
+            "entity_type": list(UNKNOWN_ENTITY_TYPE_CODES),
+            "company_status": [UNKNOWN_COMPANY_STATUS],
+        },
+    )
+    _write_planted_json(meta_dir / "planted.json", summary)
+    return summary
+
+
+def _counts(results: list[ChunkResult], planted: list[PlantedRow]) -> dict[str, dict[str, int]]:
+    def total(key: str) -> int:
+        return sum(r.counts[key] for r in results)
+
+    bad = {
+        s: sum(1 for p in planted if p.source == s)
+        for s in ("abr", "asic_companies", "asic_business_names")
+    }
+    records = sum(r.records for r in results)
+    co_rows = sum(r.company_rows for r in results)
+    bn_rows = sum(r.business_name_rows for r in results)
+    return {
+        "abr": {
+            "files": len(results),
+            "records": records,
+            "malformed": bad["abr"],
+            # valid records: rows of raw.abr__abns
+            "entities": records - bad["abr"],
+            "individuals": total("individuals"),
+            "abn_cancelled": total("abn_cancelled"),
+            "with_gst": total("gst"),
+            # <OtherEntity> names (TRD, BN, OTN); DGR elements counted apart
+            "other_names": total("other_names"),
+            "dgr": total("dgr"),
+            "dgr_named": total("dgr_named"),
+            "companies": total("companies_in_abr"),
+        },
+        "asic_companies": {
+            "rows": co_rows,
+            "malformed": bad["asic_companies"],
+            "valid_rows": co_rows - bad["asic_companies"],
+            "companies": total("companies_in_abr") + total("companies_without_abr"),
+            "companies_in_abr": total("companies_in_abr"),
+            "companies_without_abr": total("companies_without_abr"),
+            "current_name_rows": total("company_current_rows"),
+            "former_name_rows": total("company_former_rows"),
+        },
+        "asic_business_names": {
+            "rows": bn_rows,
+            "malformed": bad["asic_business_names"],
+            "valid_rows": bn_rows - bad["asic_business_names"],
+            "in_abr": total("business_names_in_abr"),
+        },
+    }
+
+
+def _write_planted_json(path: Path, summary: SampleSummary) -> None:
+    doc = {
+        "scale": summary.scale,
+        "seed": summary.seed,
+        "extract_date": summary.extract_date.isoformat(),
+        "counts": summary.counts,
+        "files": [asdict(f) for f in summary.files],
+        "unknown_codes": summary.unknown_codes,
+        "planted": [asdict(p) for p in summary.planted],
+    }
+    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")

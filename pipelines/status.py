@@ -1,0 +1,147 @@
+"""What is loaded, what is published, what is stale: for ``bvs status`` and run summaries."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+import duckdb
+
+from pipelines.ingest.sources import SOURCES
+from pipelines.settings import Settings, today_in_brisbane
+from pipelines.warehouse.snapshot import current_snapshot
+
+
+def collect_status(settings: Settings, *, today: dt.date | None = None) -> dict[str, Any]:
+    today = today or today_in_brisbane()
+    status: dict[str, Any] = {
+        "warehouse": str(settings.warehouse),
+        "warehouse_state": "ok",
+        "sources": [],
+        "marts": {},
+        "snapshot": None,
+        "stale": [],
+    }
+    latest: dict[str, dict[str, Any]] = {}
+    attempts: dict[str, dict[str, Any]] = {}
+    if not settings.warehouse.exists():
+        status["warehouse_state"] = "not built yet (run `bvs run`)"
+    else:
+        try:
+            con = duckdb.connect(str(settings.warehouse), read_only=True)
+        except duckdb.Error as exc:  # the pipeline holds the write lock
+            status["warehouse_state"] = f"busy (a pipeline run holds it): {exc}"
+        else:
+            with con:
+                latest, attempts = _loads(con)
+                status["marts"] = _mart_counts(con)
+
+    for name, source in SOURCES.items():
+        loaded = latest.get(name)
+        attempt = attempts.get(name)
+        entry: dict[str, Any] = {
+            "source": name,
+            "status": "loaded" if loaded else "never loaded",
+            "extract_date": loaded["extract_date"] if loaded else None,
+            "loaded_at": loaded["finished_at"] if loaded else None,
+            "rows": loaded["rows"] if loaded else {},
+            "quarantined": loaded["quarantined"] if loaded else 0,
+            "last_attempt": attempt["status"] if attempt else None,
+            "last_message": attempt["message"] if attempt else None,
+            "stale": False,
+        }
+        if attempt and attempt["status"] == "failed":
+            entry["status"] = "failed (previous data kept)" if loaded else "failed"
+        reference = entry["extract_date"]
+        if reference is not None and (today - reference).days > source.refresh_days:
+            entry["stale"] = True
+            status["stale"].append(
+                f"{name}: extract of {reference} is {(today - reference).days} days old "
+                f"(refreshes every {source.refresh_days} days)"
+            )
+        elif loaded is None:
+            status["stale"].append(f"{name}: never loaded")
+        status["sources"].append(entry)
+
+    snapshot = current_snapshot(settings)
+    if snapshot is not None:
+        built = snapshot.built_at
+        status["snapshot"] = {
+            "snapshot_id": snapshot.snapshot_id,
+            "path": str(snapshot.path),
+            "as_of": snapshot.as_of,
+            "built_at": built,
+            "age_hours": round((dt.datetime.now(dt.UTC) - built).total_seconds() / 3600, 1),
+            "tables": snapshot.tables,
+        }
+    return status
+
+
+def _loads(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    has_meta = con.execute(
+        "select count(*) from information_schema.tables where table_schema = 'meta' and table_name = 'loads'"
+    ).fetchone()
+    if not has_meta or not has_meta[0]:
+        return {}, {}
+    latest = {}
+    for source, extract_date, finished_at, rows, quarantined in con.execute(
+        """
+        select source, extract_date, finished_at, row_counts, quarantined
+        from meta.loads where status = 'loaded'
+        qualify row_number() over (partition by source order by finished_at desc) = 1
+        """
+    ).fetchall():
+        latest[source] = {
+            "extract_date": extract_date,
+            "finished_at": finished_at,
+            "rows": json.loads(rows or "{}"),
+            "quarantined": quarantined or 0,
+        }
+    attempts = {}
+    for source, status, message in con.execute(
+        """
+        select source, status, message from meta.loads
+        qualify row_number() over (partition by source order by started_at desc) = 1
+        """
+    ).fetchall():
+        attempts[source] = {"status": status, "message": message}
+    return latest, attempts
+
+
+def _mart_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    tables = con.execute(
+        "select table_name from information_schema.tables where table_schema = 'marts' order by 1"
+    ).fetchall()
+    counts = {}
+    for (table,) in tables:
+        row = con.execute(f'select count(*) from marts."{table}"').fetchone()
+        counts[f"marts.{table}"] = int(row[0]) if row else 0
+    return counts
+
+
+def render_status(status: dict[str, Any]) -> str:
+    lines = [f"warehouse: {status['warehouse']} ({status['warehouse_state']})", "sources:"]
+    for s in status["sources"]:
+        rows = ", ".join(f"{t} {n:,}" for t, n in s["rows"].items()) or "-"
+        flag = "  STALE" if s["stale"] else ""
+        lines.append(
+            f"  {s['source']:<22} {s['status']:<28} extract {str(s['extract_date'] or '-'):<10}"
+            f"  rows {rows}  quarantined {s['quarantined']:,}{flag}"
+        )
+        if s["last_attempt"] == "failed":
+            lines.append(f"      last attempt failed: {s['last_message']}")
+    if status["marts"]:
+        lines.append("marts:")
+        lines += [f"  {t:<30} {n:,} rows" for t, n in status["marts"].items()]
+    snap = status["snapshot"]
+    if snap:
+        lines.append(
+            f"serving snapshot: {snap['snapshot_id']} as of {snap['as_of']}, "
+            f"built {snap['age_hours']} h ago\n  {snap['path']}"
+        )
+    else:
+        lines.append("serving snapshot: none published yet")
+    lines.append("stale: " + ("none" if not status["stale"] else ""))
+    lines += [f"  {item}" for item in status["stale"]]
+    return "\n".join(lines)

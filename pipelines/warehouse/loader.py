@@ -1,0 +1,464 @@
+"""Loading a source into its raw tables: stream, stage, check, swap atomically.
+
+One load of one source:
+
+1. find the newest snapshot of its landed files; none -> ``not_loaded`` (raw tables are
+   created empty if they never existed, so downstream models still build);
+2. if the files are the ones the last successful load read (name, size and checksum) ->
+   ``unchanged``: nothing is written;
+3. stream every file through the source's parser into staging tables
+   ``raw.<table>__loading``; rejected rows are staged for ``meta.quarantine``;
+4. run the blocking data-quality checks on the staging tables; any failure -> the load
+   fails, staging is dropped and the previous tables stay;
+5. in ONE transaction: replace each raw table by its staging table, append the manifest,
+   the quarantine rows and the load record. A crash before the commit leaves the previous
+   tables; leftover staging tables are dropped by the next load.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import multiprocessing
+import os
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from pipelines.ingest.base import Batch, LandingFile, Quarantined, SourceFileError
+from pipelines.ingest.files import checksums, discover
+from pipelines.ingest.sources import Source
+from pipelines.settings import Settings
+from pipelines.warehouse.connection import create_table_sql
+from pipelines.warehouse.meta import ensure_meta
+from pipelines.warehouse.quality import CheckOutcome, record_outcomes, run_checks
+
+ProgressFn = Callable[[str, int, int, int], None]  # (file, records so far, files done, files)
+
+_QUARANTINE_SCHEMA = pa.schema(
+    [
+        pa.field("file_name", pa.string()),
+        pa.field("line", pa.int64()),
+        pa.field("reason", pa.string()),
+        pa.field("raw", pa.string()),
+    ]
+)
+
+
+class LoadError(Exception):
+    """A load failed; the message names the file or the check, the previous data is intact."""
+
+
+@dataclass
+class LoadResult:
+    source: str
+    status: str  # loaded | unchanged | not_loaded | failed
+    load_id: str | None = None
+    rows: dict[str, int] = field(default_factory=dict)
+    quarantined: int = 0
+    files: list[str] = field(default_factory=list)
+    extract_date: dt.date | None = None
+    seconds: float = 0.0
+    checks: dict[str, list[CheckOutcome]] = field(default_factory=dict)  # raw table -> outcomes
+    message: str = ""
+
+    @property
+    def records_per_second(self) -> float:
+        total = sum(self.rows.values())
+        return total / self.seconds if self.seconds else 0.0
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def new_load_id(source: str) -> str:
+    return f"{source}-{_now().strftime('%Y%m%dT%H%M%S%fZ')}-{secrets.token_hex(2)}"
+
+
+def staging_name(table: str) -> str:
+    return f"raw.{table}__loading"
+
+
+def ensure_raw_tables(con: duckdb.DuckDBPyConnection, source: Source) -> None:
+    """Create the source's raw tables empty if they do not exist yet."""
+    ensure_meta(con)
+    for table in source.tables.values():
+        con.execute(create_table_sql(f"raw.{table.name}", table.schema))
+
+
+def last_load(con: duckdb.DuckDBPyConnection, source: str) -> dict | None:
+    """The last successful load of a source (status loaded), as a dict, or None."""
+    row = con.execute(
+        """
+        select load_id, fingerprint, row_counts, extract_date, finished_at
+        from meta.loads where source = ? and status = 'loaded'
+        order by finished_at desc limit 1
+        """,
+        [source],
+    ).fetchone()
+    if row is None:
+        return None
+    return {
+        "load_id": row[0],
+        "fingerprint": row[1],
+        "row_counts": json.loads(row[2] or "{}"),
+        "extract_date": row[3],
+        "finished_at": row[4],
+    }
+
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_MICROSECOND = dt.timedelta(microseconds=1)
+
+
+def _modified_at(path: Path) -> dt.datetime:
+    """The file's mtime at microsecond precision (what a timestamptz column holds exactly)."""
+    return _EPOCH + dt.timedelta(microseconds=path.stat().st_mtime_ns // 1000)
+
+
+def _quick_fingerprint(paths: list[Path]) -> str:
+    """Name, size and mtime of the landed files: equal means "the same files", cheaply."""
+    parts = [
+        f"{p.name}|{p.stat().st_size}|{_modified_at(p).isoformat()}" for p in sorted(set(paths))
+    ]
+    return "quick:" + ";".join(parts)
+
+
+def _content_fingerprint(sums: dict[Path, str]) -> str:
+    return "sha256:" + ";".join(f"{p.name}|{p.stat().st_size}|{sums[p]}" for p in sorted(sums))
+
+
+def _manifest_quick(con: duckdb.DuckDBPyConnection, load_id: str) -> str:
+    rows = con.execute(
+        "select distinct path, size_bytes, modified_at from meta.manifest where load_id = ?",
+        [load_id],
+    ).fetchall()
+    parts = []
+    for path, size, modified in sorted(rows):
+        stamp = (
+            (_EPOCH + ((modified - _EPOCH) // _MICROSECOND) * _MICROSECOND) if modified else None
+        )
+        parts.append(f"{Path(path).name}|{size}|{stamp.isoformat() if stamp else ''}")
+    return "quick:" + ";".join(parts)
+
+
+@contextmanager
+def _parse_pool(source: Source, settings: Settings) -> Iterator[Executor | None]:
+    workers = settings.parse_workers or (os.cpu_count() or 1)
+    if not source.parallel or workers < 2:
+        yield None
+        return
+    context = multiprocessing.get_context("spawn")  # never fork a process holding DuckDB
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        yield pool
+
+
+def load_source(
+    con: duckdb.DuckDBPyConnection,
+    source: Source,
+    settings: Settings,
+    *,
+    force: bool = False,
+    progress: ProgressFn | None = None,
+) -> LoadResult:
+    """Load one source from the landing folder (see the module docstring)."""
+    started = _now()
+    clock = time.perf_counter()
+    ensure_raw_tables(con, source)
+    _drop_staging(con, source)
+    files = discover(settings.landing_dir / source.folder, source.patterns, source.snapshot_key)
+    if not files:
+        return LoadResult(
+            source.name,
+            "not_loaded",
+            message=f"no files in {settings.landing_dir / source.folder} matching {', '.join(source.patterns)}",
+        )
+    paths = sorted({f.path for f in files})
+    previous = last_load(con, source.name)
+    sums: dict[Path, str] | None = None
+    if previous and not force:
+        if _quick_fingerprint(paths) == _manifest_quick(con, previous["load_id"]):
+            return _unchanged(source, previous, files, clock)
+        sums = checksums(paths)
+        if _content_fingerprint(sums) == previous["fingerprint"]:
+            return _unchanged(source, previous, files, clock)
+    if sums is None:
+        sums = checksums(paths)
+
+    load_id = new_load_id(source.name)
+    result = LoadResult(source.name, "loaded", load_id=load_id, files=[f.name for f in files])
+    try:
+        manifest = _stage(con, source, settings, files, load_id, result, progress)
+        result.checks = _check(con, source, settings, load_id, previous)
+        failed = [
+            f"{table}.{o.name} (observed {o.observed}, expected {o.expected})"
+            for table, outcomes in result.checks.items()
+            for o in outcomes
+            if o.blocking and not o.passed
+        ]
+        if failed:
+            raise LoadError(
+                f"{source.name}: blocking data-quality checks failed, previous data kept: "
+                + "; ".join(failed)
+            )
+        _swap(con, source, load_id, started, sums, manifest, result)
+    except Exception as exc:
+        _drop_staging(con, source)
+        known = isinstance(exc, SourceFileError | LoadError)
+        message = str(exc) if known else f"{source.name}: {type(exc).__name__}: {exc}"
+        _record_load(con, load_id, source.name, "failed", started, None, {}, 0, None, message)
+        raise LoadError(message) from exc
+    result.seconds = time.perf_counter() - clock
+    return result
+
+
+def _unchanged(
+    source: Source, previous: dict, files: list[LandingFile], clock: float
+) -> LoadResult:
+    return LoadResult(
+        source.name,
+        "unchanged",
+        load_id=previous["load_id"],
+        rows=previous["row_counts"],
+        files=[f.name for f in files],
+        extract_date=previous["extract_date"],
+        seconds=time.perf_counter() - clock,
+        message="the landed files are the ones already loaded",
+    )
+
+
+def _drop_staging(con: duckdb.DuckDBPyConnection, source: Source) -> None:
+    for table in source.tables.values():
+        con.execute(f"drop table if exists {staging_name(table.name)}")
+    con.execute(f"drop table if exists raw.{source.name}__quarantine__loading")
+
+
+def _stage(
+    con: duckdb.DuckDBPyConnection,
+    source: Source,
+    settings: Settings,
+    files: list[LandingFile],
+    load_id: str,
+    result: LoadResult,
+    progress: ProgressFn | None,
+) -> list[dict]:
+    for table in source.tables.values():
+        con.execute(create_table_sql(staging_name(table.name), table.schema, if_not_exists=False))
+    quarantine_table = f"raw.{source.name}__quarantine__loading"
+    con.execute(create_table_sql(quarantine_table, _QUARANTINE_SCHEMA, if_not_exists=False))
+    manifest = []
+    total = 0
+    buffers = {key: _Buffer(staging_name(table.name)) for key, table in source.tables.items()}
+    quarantine_buffer = _Buffer(quarantine_table)
+    with _parse_pool(source, settings) as pool:
+        for index, file in enumerate(files):
+            info = source.file_info(file)
+            file_rows: dict[str, int] = {}
+            file_quarantined = 0
+            for batch in source.parse(file, pool):
+                for key, table in batch.tables.items():
+                    buffers[key].add(con, table)
+                    file_rows[key] = file_rows.get(key, 0) + table.num_rows
+                if batch.quarantine:
+                    quarantine_buffer.add(con, _quarantine_table(batch.quarantine))
+                    file_quarantined += len(batch.quarantine)
+                total += batch.rows
+                if progress:
+                    progress(file.name, total, index, len(files))
+            for key, rows in file_rows.items():
+                name = source.tables[key].name
+                result.rows[name] = result.rows.get(name, 0) + rows
+            result.quarantined += file_quarantined
+            if info.extract_date and (
+                result.extract_date is None or info.extract_date > result.extract_date
+            ):
+                result.extract_date = info.extract_date
+            manifest.append(
+                {
+                    "file": file,
+                    "extract_date": info.extract_date,
+                    "declared_records": info.declared_records,
+                    "rows": sum(file_rows.values()),
+                    "quarantined": file_quarantined,
+                }
+            )
+            if progress:
+                progress(file.name, total, index + 1, len(files))
+    for buffer in [*buffers.values(), quarantine_buffer]:
+        buffer.flush(con)
+    for table in source.tables.values():
+        result.rows.setdefault(table.name, 0)
+    return manifest
+
+
+# DuckDB writes an insert of a full row group (122,880 rows) straight to table storage;
+# smaller inserts go through the write-ahead log first, costing about twice the CPU.
+ROW_GROUP = 122_880
+
+
+class _Buffer:
+    """Collects parser batches for one staging table and inserts them a row group at a time."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self.parts: list[pa.Table] = []
+        self.rows = 0
+
+    def add(self, con: duckdb.DuckDBPyConnection, rows: pa.Table) -> None:
+        if rows.num_rows:
+            self.parts.append(rows)
+            self.rows += rows.num_rows
+        if self.rows >= 2 * ROW_GROUP:
+            self.flush(con)
+
+    def flush(self, con: duckdb.DuckDBPyConnection) -> None:
+        if self.parts:
+            _append(con, self.table, pa.concat_tables(self.parts))
+        self.parts, self.rows = [], 0
+
+
+def _append(con: duckdb.DuckDBPyConnection, table: str, rows: pa.Table) -> None:
+    cursor = con.cursor()
+    try:
+        cursor.register("_bvs_batch", rows)
+        cursor.execute(f"insert into {table} select * from _bvs_batch")
+        cursor.unregister("_bvs_batch")
+    finally:
+        cursor.close()
+
+
+def _quarantine_table(rows: list[Quarantined]) -> pa.Table:
+    return pa.Table.from_pydict(
+        {
+            "file_name": [q.file for q in rows],
+            "line": [q.line for q in rows],
+            "reason": [q.reason for q in rows],
+            "raw": [q.raw for q in rows],
+        },
+        schema=_QUARANTINE_SCHEMA,
+    )
+
+
+def _check(
+    con: duckdb.DuckDBPyConnection,
+    source: Source,
+    settings: Settings,
+    load_id: str,
+    previous: dict | None,
+) -> dict[str, list[CheckOutcome]]:
+    outcomes: dict[str, list[CheckOutcome]] = {}
+    for table in source.tables.values():
+        previous_rows = previous["row_counts"].get(table.name) if previous else None
+        table_outcomes = run_checks(
+            con,
+            staging_name(table.name),
+            table.checks,
+            previous_rows=previous_rows,
+            max_drift=settings.max_row_drift,
+        )
+        record_outcomes(
+            con,
+            load_id=load_id,
+            source=source.name,
+            table=f"raw.{table.name}",
+            outcomes=table_outcomes,
+        )
+        outcomes[table.name] = table_outcomes
+    return outcomes
+
+
+def _swap(
+    con: duckdb.DuckDBPyConnection,
+    source: Source,
+    load_id: str,
+    started: dt.datetime,
+    sums: dict[Path, str],
+    manifest: list[dict],
+    result: LoadResult,
+) -> None:
+    con.execute("begin transaction")
+    try:
+        for table in source.tables.values():
+            con.execute(f"drop table if exists raw.{table.name}")
+            con.execute(f"alter table {staging_name(table.name)} rename to {table.name}")
+        con.execute(
+            f"""
+            insert into meta.quarantine
+            select ?, ?, file_name, line, reason, raw from raw.{source.name}__quarantine__loading
+            """,
+            [load_id, source.name],
+        )
+        con.execute(f"drop table raw.{source.name}__quarantine__loading")
+        for entry in manifest:
+            file: LandingFile = entry["file"]
+            stat = file.path.stat()
+            con.execute(
+                "insert into meta.manifest values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    load_id,
+                    source.name,
+                    file.name,
+                    str(file.path),
+                    stat.st_size,
+                    _modified_at(file.path),
+                    sums[file.path],
+                    entry["extract_date"],
+                    entry["declared_records"],
+                    entry["rows"],
+                    entry["quarantined"],
+                ],
+            )
+        _record_load(
+            con,
+            load_id,
+            source.name,
+            "loaded",
+            started,
+            _content_fingerprint(sums),
+            result.rows,
+            result.quarantined,
+            result.extract_date,
+            f"{sum(result.rows.values())} rows from {len(manifest)} files",
+        )
+        con.execute("commit")
+    except BaseException:
+        con.execute("rollback")
+        raise
+    con.execute("checkpoint")
+
+
+def _record_load(
+    con: duckdb.DuckDBPyConnection,
+    load_id: str,
+    source: str,
+    status: str,
+    started: dt.datetime,
+    fingerprint: str | None,
+    rows: dict[str, int],
+    quarantined: int,
+    extract_date: dt.date | None,
+    message: str,
+) -> None:
+    con.execute(
+        "insert into meta.loads values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            load_id,
+            source,
+            status,
+            started,
+            _now(),
+            fingerprint,
+            extract_date,
+            json.dumps(rows),
+            quarantined,
+            message,
+        ],
+    )

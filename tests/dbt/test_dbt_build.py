@@ -1,0 +1,422 @@
+"""The dbt project builds on a tiny warehouse and the marts say what the registers say.
+
+Each test builds its own DuckDB file in ``tmp_path`` with the raw tables of
+``pipelines.ingest.tables`` and runs the real ``dbt`` executable of this environment.
+(No ``__init__.py`` in this folder: a package named ``dbt`` would shadow dbt itself.)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pytest
+
+from pipelines.identifiers import abn_from_acn
+from pipelines.ingest import tables
+from pipelines.settings import PROJECT_ROOT
+from pipelines.warehouse.connection import create_table_sql
+
+DBT_PROJECT_DIR = PROJECT_ROOT / "dbt_project"
+DBT = Path(sys.executable).parent / "dbt"
+
+RAW_TABLES: dict[str, pa.Schema] = {
+    "raw.abr__abns": tables.ABR_ABNS,
+    "raw.abr__other_names": tables.ABR_OTHER_NAMES,
+    "raw.asic__companies": tables.ASIC_COMPANIES,
+    "raw.asic__business_names": tables.ASIC_BUSINESS_NAMES,
+}
+
+# A company the ABR links to ASIC by its ASIC number; it has a former name too.
+ACME_ACN = "004085616"
+ACME_ABN = abn_from_acn(ACME_ACN)  # 53004085616
+# A company without an ASIC number in the ABR; ASIC has only former-name rows for it, so the
+# match is by ACN = last 9 digits of the ABN and the name comes from `current_name`.
+BETA_ACN = "010499966"
+BETA_ABN = abn_from_acn(BETA_ACN)  # 25010499966
+SOLE_TRADER_ABN = "51824753556"
+TRUST_ABN = abn_from_acn("123456780")  # 11123456780; a trust's ABN, not a company's
+
+D = dt.date
+
+
+def _abn(abn: str, **values: Any) -> dict[str, Any]:
+    row = {
+        "abn": abn,
+        "abn_status": "ACT",
+        "abn_status_from_date": D(2001, 7, 1),
+        "record_last_updated_date": D(2024, 11, 1),
+        "replaced": "N",
+        "is_individual": False,
+        "source_file": "20241127_Public01.xml",
+        "source_line": 1,
+    }
+    return row | values
+
+
+ABNS: list[dict[str, Any]] = [
+    _abn(
+        ACME_ABN,
+        entity_type_code="PRV",
+        entity_type_text="Australian Private Company",
+        entity_name="ACME  PTY LTD",
+        state="QLD",
+        postcode="4000",
+        asic_number=ACME_ACN,
+        asic_number_type="undetermined",
+        gst_status="ACT",
+        gst_status_from_date=D(2001, 7, 1),
+    ),
+    _abn(
+        BETA_ABN,
+        entity_type_code="PRV",
+        entity_type_text="Australian Private Company",
+        entity_name="BETA HOLDINGS PTY LTD",
+        state="",
+        postcode="0000",
+        gst_status="CAN",
+        gst_status_from_date=D(2015, 6, 30),
+    ),
+    _abn(
+        SOLE_TRADER_ABN,
+        entity_type_code="IND",
+        entity_type_text="Individual/Sole Trader",
+        is_individual=True,
+        entity_name="JANE MARY CITIZEN",
+        given_name="JANE",
+        other_given_name="MARY",
+        family_name="CITIZEN",
+        state="VIC",
+        postcode="3000",
+        gst_status="NON",
+        gst_status_from_date=D(1900, 1, 1),
+    ),
+    _abn(
+        TRUST_ABN,
+        entity_type_code="DTT",
+        entity_type_text="Discretionary Trading Trust",
+        entity_name="The Trustee for the Smith Family Trust",
+        state="NSW",
+        postcode="2000",
+    ),
+]
+
+OTHER_NAMES: list[dict[str, Any]] = [
+    {"abn": ACME_ABN, "name_type": "TRD", "name": "Acme Plumbing & Gas"},
+    {"abn": ACME_ABN, "name_type": "BN", "name": "ACME GAS"},
+    {"abn": SOLE_TRADER_ABN, "name_type": "BN", "name": "  JANE'S   CAKES "},
+    {
+        "abn": TRUST_ABN,
+        "name_type": "DGR",
+        "name": "SMITH FAMILY FOUNDATION FUND",
+        "dgr_status": "ACT",
+        "dgr_status_from_date": D(2010, 1, 1),
+    },
+]
+
+COMPANIES: list[dict[str, Any]] = [
+    {
+        "company_name": "ACME PTY LTD",
+        "acn": ACME_ACN,
+        "type": "APTY",
+        "class": "LMSH",
+        "sub_class": "PROP",
+        "status": "REGD",
+        "date_of_registration": D(1980, 1, 2),
+        "current_name_indicator": "Y",
+        "abn": ACME_ABN,
+    },
+    {
+        "company_name": "ACME TRADING PTY LTD",
+        "acn": ACME_ACN,
+        "type": "APTY",
+        "class": "LMSH",
+        "sub_class": "PROP",
+        "status": "REGD",
+        "date_of_registration": D(1980, 1, 2),
+        "current_name_indicator": "",
+        "abn": ACME_ABN,
+        "current_name": "ACME PTY LTD",
+        "current_name_start_date": D(1995, 3, 1),
+    },
+    {
+        "company_name": "BETA NOMINEES PTY LTD",
+        "acn": BETA_ACN,
+        "type": "APTY",
+        "class": "LMSH",
+        "sub_class": "PROP",
+        "status": "DRGD",
+        "date_of_registration": D(1990, 5, 5),
+        "date_of_deregistration": D(2024, 8, 1),
+        "current_name_indicator": "",
+        "abn": "",
+        "current_name": "BETA HOLDINGS PTY LTD",
+        "current_name_start_date": D(2005, 1, 1),
+    },
+]
+
+BUSINESS_NAMES: list[dict[str, Any]] = [
+    {
+        "register_name": "BUSINESS NAMES",
+        "bn_name": "     ACME GAS",
+        "bn_status": "Registered",
+        "bn_reg_dt": D(2012, 5, 28),
+        "bn_abn": ACME_ABN,
+    },
+    {
+        "register_name": "BUSINESS NAMES",
+        "bn_name": "  JANE'S CAKES",
+        "bn_status": "Cancelled",
+        "bn_reg_dt": D(2013, 1, 1),
+        "bn_cancel_dt": D(2020, 1, 1),
+        "bn_abn": SOLE_TRADER_ABN,
+    },
+    {
+        "register_name": "BUSINESS NAMES",
+        "bn_name": "   NOBODY'S SHOP",
+        "bn_status": "Registered",
+        "bn_reg_dt": D(2014, 1, 1),
+        "bn_abn": "",
+    },
+]
+
+
+def make_warehouse(path: Path, rows: Mapping[str, Sequence[Mapping[str, Any]]]) -> Path:
+    """A DuckDB file holding every raw table (created empty) and the given rows."""
+    con = duckdb.connect(str(path))
+    try:
+        con.execute("create schema if not exists raw")
+        for name, schema in RAW_TABLES.items():
+            con.execute(create_table_sql(name, schema))
+            table_rows = rows.get(name, [])
+            if not table_rows:
+                continue
+            filled = [
+                {"source_file": "fixture", "source_line": line} | dict(row)
+                for line, row in enumerate(table_rows, start=1)
+            ]
+            batch = pa.Table.from_pylist(
+                [{f.name: row.get(f.name) for f in schema} for row in filled],
+                schema=schema,
+            )
+            con.register("batch", batch)
+            con.execute(f"insert into {name} select * from batch")  # name from RAW_TABLES
+            con.unregister("batch")
+    finally:
+        con.close()
+    return path
+
+
+def run_dbt(command: str, warehouse: Path, work: Path, *args: str) -> subprocess.CompletedProcess:
+    env = os.environ | {
+        "BVS_WAREHOUSE": str(warehouse),
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+    }
+    return subprocess.run(
+        [
+            str(DBT),
+            command,
+            "--project-dir",
+            str(DBT_PROJECT_DIR),
+            "--profiles-dir",
+            str(DBT_PROJECT_DIR),
+            "--target-path",
+            str(work / "target"),
+            "--log-path",
+            str(work / "logs"),
+            *args,
+        ],
+        env=env,
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def results_by_name(work: Path) -> dict[str, str]:
+    run_results = json.loads((work / "target" / "run_results.json").read_text())
+    return {r["unique_id"]: r["status"] for r in run_results["results"]}
+
+
+def query(warehouse: Path, sql: str) -> list[dict[str, Any]]:
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        cur = con.execute(sql)
+        columns = [c[0] for c in cur.description]
+        return [dict(zip(columns, row, strict=True)) for row in cur.fetchall()]
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The fixture registers, built once for every assertion of this module."""
+    work = tmp_path_factory.mktemp("dbt_build")
+    warehouse = make_warehouse(
+        work / "warehouse.duckdb",
+        {
+            "raw.abr__abns": ABNS,
+            "raw.abr__other_names": OTHER_NAMES,
+            "raw.asic__companies": COMPANIES,
+            "raw.asic__business_names": BUSINESS_NAMES,
+        },
+    )
+    result = run_dbt("build", warehouse, work)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return warehouse, work
+
+
+def entity(warehouse: Path, abn: str) -> dict[str, Any]:
+    (row,) = query(warehouse, f"select * from marts.entities where abn = '{abn}'")  # fixed ABN
+    return row
+
+
+def test_every_model_unit_test_and_data_test_passes(built: tuple[Path, Path]) -> None:
+    _, work = built
+    statuses = results_by_name(work)
+    unit_tests = [uid for uid in statuses if uid.startswith("unit_test.")]
+    assert len(unit_tests) >= 10
+    # The one warning: a business-name registration without an ABN is a third of this register.
+    warned = {uid for uid, status in statuses.items() if status == "warn"}
+    assert warned == {"test.bvs.assert_business_names_mostly_have_a_known_abn"}
+    assert all(s in {"success", "pass"} for uid, s in statuses.items() if uid not in warned)
+
+
+def test_company_matched_by_asic_number_has_its_asic_status(built: tuple[Path, Path]) -> None:
+    warehouse, _ = built
+    acme = entity(warehouse, ACME_ABN)
+    assert acme["legal_name"] == "ACME PTY LTD"
+    assert acme["acn"] == ACME_ACN
+    assert acme["asic_match_method"] == "asic_number"
+    assert acme["asic_company_name"] == "ACME PTY LTD"  # the current name, not the former one
+    assert acme["asic_company_status"] == "REGD"
+    assert acme["asic_company_type"] == "APTY"
+    assert acme["asic_registration_date"] == D(1980, 1, 2)
+    assert (acme["state"], acme["postcode"]) == ("QLD", "4000")
+
+
+def test_former_name_only_company_matched_by_abn_suffix(built: tuple[Path, Path]) -> None:
+    warehouse, _ = built
+    beta = entity(warehouse, BETA_ABN)
+    assert beta["acn"] == BETA_ACN
+    assert beta["asic_match_method"] == "abn_suffix"
+    assert beta["asic_company_name"] == "BETA HOLDINGS PTY LTD"
+    assert beta["asic_company_status"] == "DRGD"
+    assert beta["asic_deregistration_date"] == D(2024, 8, 1)
+    # ABR placeholders: postcode 0000 and an empty state mean unknown
+    assert beta["postcode"] is None
+    assert beta["state"] is None
+
+
+def test_sole_trader_gst_non_has_no_date_and_no_company(built: tuple[Path, Path]) -> None:
+    warehouse, _ = built
+    jane = entity(warehouse, SOLE_TRADER_ABN)
+    assert jane["is_individual"] is True
+    assert jane["gst_status"] == "NON"
+    assert jane["gst_status_from_date"] is None
+    assert jane["acn"] is None
+    assert jane["asic_company_status"] is None
+    assert jane["asic_match_method"] is None
+
+
+def test_entity_names_lists_every_name_once_with_its_strongest_kind(
+    built: tuple[Path, Path],
+) -> None:
+    warehouse, _ = built
+    rows = query(
+        warehouse,
+        "select abn, name, name_normalised, name_kind, is_legal_name, bn_status, sources"
+        " from marts.entity_names order by abn, name",
+    )
+    names = {(r["abn"], r["name"]): r for r in rows}
+    assert set(names) == {
+        (ACME_ABN, "ACME PTY LTD"),
+        (ACME_ABN, "Acme Plumbing & Gas"),
+        (ACME_ABN, "ACME GAS"),
+        (SOLE_TRADER_ABN, "JANE MARY CITIZEN"),
+        (SOLE_TRADER_ABN, "JANE'S CAKES"),
+        (TRUST_ABN, "The Trustee for the Smith Family Trust"),
+        (TRUST_ABN, "SMITH FAMILY FOUNDATION FUND"),
+        (BETA_ABN, "BETA HOLDINGS PTY LTD"),
+    }  # NOBODY'S SHOP has no ABN: left out
+
+    trading = names[(ACME_ABN, "Acme Plumbing & Gas")]
+    assert trading["name_kind"] == "trading"
+    assert trading["name_normalised"] == "ACME PLUMBING AND GAS"
+    assert trading["sources"] == "abr__other_names"
+    assert trading["bn_status"] is None
+
+    legal = names[(ACME_ABN, "ACME PTY LTD")]
+    assert (legal["name_kind"], legal["is_legal_name"], legal["name_normalised"]) == (
+        "legal",
+        True,
+        "ACME",
+    )
+
+    business = names[(ACME_ABN, "ACME GAS")]
+    assert business["name_kind"] == "business_name"
+    assert business["bn_status"] == "Registered"
+    assert business["sources"] == "abr__other_names,asic__business_names"
+
+    cakes = names[(SOLE_TRADER_ABN, "JANE'S CAKES")]
+    assert (cakes["bn_status"], cakes["name_normalised"]) == ("Cancelled", "JANES CAKES")
+
+    trust = names[(TRUST_ABN, "The Trustee for the Smith Family Trust")]
+    assert trust["name_normalised"] == "THE SMITH FAMILY TRUST"
+    assert names[(TRUST_ABN, "SMITH FAMILY FOUNDATION FUND")]["name_kind"] == "dgr"
+
+
+def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
+    warehouse, _ = built
+    rows = query(
+        warehouse,
+        "select table_schema, table_name, table_type from information_schema.tables"
+        " where table_schema in ('staging', 'intermediate', 'marts')"
+        " order by table_schema, table_name",
+    )
+    assert [(r["table_schema"], r["table_name"], r["table_type"]) for r in rows] == [
+        ("intermediate", "int_entity_names_unioned", "VIEW"),
+        ("marts", "entities", "BASE TABLE"),
+        ("marts", "entity_names", "BASE TABLE"),
+        ("staging", "stg_abr__abns", "VIEW"),
+        ("staging", "stg_abr__other_names", "VIEW"),
+        ("staging", "stg_asic__business_names", "VIEW"),
+        ("staging", "stg_asic__companies", "VIEW"),
+        ("staging", "stg_asic__company_names", "VIEW"),
+    ]
+
+
+def test_builds_with_only_the_abr_loaded_and_twice_in_a_row(tmp_path: Path) -> None:
+    """Empty ASIC and other-name tables still build; a second build gives the same marts."""
+    warehouse = make_warehouse(tmp_path / "warehouse.duckdb", {"raw.abr__abns": ABNS})
+    for _ in range(2):
+        result = run_dbt("build", warehouse, tmp_path)
+        assert result.returncode == 0, result.stdout + result.stderr
+    assert query(warehouse, "select count(*) as n from marts.entities") == [{"n": len(ABNS)}]
+    assert query(
+        warehouse, "select count(*) as n from marts.entities where asic_company_status is not null"
+    ) == [{"n": 0}]
+    assert query(warehouse, "select count(*) as n from marts.entity_names") == [{"n": len(ABNS)}]
+
+
+def test_parse_needs_no_warehouse_file(tmp_path: Path) -> None:
+    """Dagster parses the project at dev time, before any warehouse exists."""
+    warehouse = tmp_path / "missing" / "warehouse.duckdb"
+    result = run_dbt("parse", warehouse, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    manifest = json.loads((tmp_path / "target" / "manifest.json").read_text())
+    sources = {
+        s["identifier"]: s["config"]["meta"]["dagster"]["asset_key"]
+        for s in manifest["sources"].values()
+    }
+    assert sources == {name: ["raw", name] for name in (t.split(".")[1] for t in RAW_TABLES)}
+    assert not warehouse.parent.exists()

@@ -1,0 +1,499 @@
+"""The serving snapshot: publish, verify in another process, switch, retain, read."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.settings import Settings
+from pipelines.warehouse import snapshot
+from pipelines.warehouse.connection import connect
+from pipelines.warehouse.meta import ensure_meta
+from pipelines.warehouse.snapshot import (
+    SnapshotError,
+    current_snapshot,
+    list_snapshots,
+    open_snapshot,
+    publish_snapshot,
+    verify_snapshot,
+)
+
+AS_OF = dt.date(2026, 11, 21)
+UTC = dt.UTC
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", duckdb_memory_limit="512MB", duckdb_threads=1)
+
+
+def _build_marts(con: duckdb.DuckDBPyConnection, companies: int = 3) -> None:
+    con.execute("create schema if not exists marts")
+    con.execute(
+        """
+        create or replace table marts.companies as
+        select lpad(i::varchar, 11, '5') as abn, 'Company ' || i as name
+        from range(?) as t(i)
+        """,
+        [companies],
+    )
+    con.execute(
+        'create or replace table marts."Odd Name" as select 1 as "a column" union all select 2'
+    )
+    con.execute(
+        "create or replace view marts.named_companies as "
+        "select * from marts.companies where name like 'Company 1%'"
+    )
+
+
+def _record_loads(con: duckdb.DuckDBPyConnection) -> None:
+    ensure_meta(con)
+    started = dt.datetime(2026, 11, 20, 1, 0, tzinfo=UTC)
+    loads = [
+        # source, load id, status, finished, extract date
+        ("abr", "abr-1", "loaded", started, dt.date(2026, 11, 1)),
+        ("abr", "abr-2", "loaded", started + dt.timedelta(days=1), dt.date(2026, 11, 15)),
+        ("abr", "abr-3", "failed", started + dt.timedelta(days=2), dt.date(2026, 11, 20)),
+        ("abr", "abr-4", "unchanged", started + dt.timedelta(days=3), dt.date(2026, 11, 15)),
+        ("asic", "asic-1", "loaded", started, dt.date(2026, 11, 18)),
+    ]
+    for source, load_id, status, finished, extract_date in loads:
+        con.execute(
+            "insert into meta.loads (load_id, source, status, started_at, finished_at, "
+            "extract_date) values (?, ?, ?, ?, ?, ?)",
+            [load_id, source, status, finished - dt.timedelta(minutes=5), finished, extract_date],
+        )
+    files = [
+        ("abr-1", "abr", "old.zip!a.xml", "aa" * 32, 10),
+        ("abr-2", "abr", "public_split_1.zip!p1.xml", "b1" * 32, 1000),
+        ("abr-2", "abr", "public_split_2.zip!p2.xml", "b2" * 32, 2000),
+        ("asic-0", "asic", "of_no_successful_load.csv", "cc" * 32, 1),
+        ("asic-1", "asic", "COMPANY_202611.csv", "dd" * 32, 500),
+    ]
+    for load_id, source, file_name, sha, rows in files:
+        con.execute(
+            "insert into meta.manifest (load_id, source, file_name, path, size_bytes, sha256, "
+            "rows, quarantined) values (?, ?, ?, ?, ?, ?, ?, 0)",
+            [load_id, source, file_name, f"/landing/{file_name}", rows * 10, sha, rows],
+        )
+
+
+@pytest.fixture
+def writer(settings: Settings) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The pipeline's one read-write warehouse connection, with marts and load bookkeeping."""
+    con = connect(settings)
+    _build_marts(con)
+    _record_loads(con)
+    yield con
+    con.close()
+
+
+def _snapshot_names(settings: Settings) -> list[str]:
+    return sorted(p.name for p in snapshot.snapshots_dir(settings).iterdir())
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# --- publishing ----------------------------------------------------------------------------
+
+
+def test_publish_writes_snapshot_file_and_points_current_at_it(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    info = publish_snapshot(writer, settings, as_of=AS_OF)
+
+    assert snapshot.is_snapshot_id(info.snapshot_id)
+    assert info.path == settings.serving_dir / "snapshots" / f"{info.snapshot_id}.duckdb"
+    assert info.path.is_file()
+    assert info.tables == {"marts.Odd Name": 2, "marts.companies": 3, "marts.named_companies": 1}
+    assert _snapshot_names(settings) == [info.path.name]  # no temp file, no WAL left
+    assert current_snapshot(settings) == info
+    pointer = json.loads((settings.serving_dir / "CURRENT").read_text())
+    assert pointer["file"] == f"snapshots/{info.snapshot_id}.duckdb"
+
+    with open_snapshot(settings) as con:
+        assert con.execute("select count(*) from marts.companies").fetchone() == (3,)
+        assert con.execute('select sum("a column") from marts."Odd Name"').fetchone() == (3,)
+        kinds = con.execute(
+            "select table_name, table_type from information_schema.tables "
+            "where table_schema = 'marts' order by table_name"
+        ).fetchall()
+    # the view is materialised: the snapshot stands alone, nothing refers back to the warehouse
+    assert kinds == [
+        ("Odd Name", "BASE TABLE"),
+        ("companies", "BASE TABLE"),
+        ("named_companies", "BASE TABLE"),
+    ]
+
+
+def test_snapshot_metadata_records_build_as_of_row_counts_and_source_files(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    info = publish_snapshot(writer, settings, as_of=AS_OF)
+
+    with open_snapshot(settings) as con:
+        meta_rows = con.execute(
+            "select snapshot_id, built_at, as_of, row_counts from meta.snapshot"
+        ).fetchall()
+        sources = con.execute(
+            "select source, load_id, extract_date, file_name, sha256, rows "
+            "from meta.sources order by source, file_name"
+        ).fetchall()
+
+    assert len(meta_rows) == 1
+    snapshot_id, built_at, as_of, row_counts = meta_rows[0]
+    assert snapshot_id == info.snapshot_id
+    assert built_at.astimezone(UTC) == info.built_at
+    assert abs(dt.datetime.now(UTC) - built_at) < dt.timedelta(minutes=1)
+    assert as_of == AS_OF
+    assert json.loads(row_counts) == info.tables
+    # the last *successful* load per source (not the failed or unchanged ones), file by file
+    assert sources == [
+        ("abr", "abr-2", dt.date(2026, 11, 15), "public_split_1.zip!p1.xml", "b1" * 32, 1000),
+        ("abr", "abr-2", dt.date(2026, 11, 15), "public_split_2.zip!p2.xml", "b2" * 32, 2000),
+        ("asic", "asic-1", dt.date(2026, 11, 18), "COMPANY_202611.csv", "dd" * 32, 500),
+    ]
+
+
+def test_publish_tolerates_a_warehouse_without_load_bookkeeping(settings: Settings) -> None:
+    with connect(settings) as con:
+        _build_marts(con)
+        info = publish_snapshot(con, settings, as_of=AS_OF)
+    with open_snapshot(settings) as con:
+        assert con.execute("select count(*) from meta.sources").fetchone() == (0,)
+        assert con.execute("select snapshot_id from meta.snapshot").fetchone() == (
+            info.snapshot_id,
+        )
+
+
+def test_publish_copies_extra_tables(writer: duckdb.DuckDBPyConnection, settings: Settings) -> None:
+    info = publish_snapshot(writer, settings, as_of=AS_OF, extra_tables=["meta.loads"])
+    assert info.tables["meta.loads"] == 5
+    with open_snapshot(settings) as con:
+        assert con.execute("select count(*) from meta.loads").fetchone() == (5,)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"schemas": ("marts", "nowhere")}, "schema 'nowhere' not found in the warehouse"),
+        ({"extra_tables": ["meta.nothing"]}, "extra table 'meta.nothing' not found"),
+        ({"extra_tables": ["loads"]}, "not a qualified name"),
+        ({"extra_tables": ["meta.snapshot"]}, "reserved"),
+    ],
+)
+def test_publish_refuses_missing_or_bad_tables(
+    writer: duckdb.DuckDBPyConnection,
+    settings: Settings,
+    kwargs: dict[str, object],
+    message: str,
+) -> None:
+    with pytest.raises(SnapshotError, match=message):
+        publish_snapshot(writer, settings, as_of=AS_OF, **kwargs)  # type: ignore[arg-type]
+    assert current_snapshot(settings) is None
+    assert _snapshot_names(settings) == []
+
+
+def test_publishing_without_marts_schema_is_a_clear_error(settings: Settings) -> None:
+    with connect(settings) as con:
+        ensure_meta(con)
+        with pytest.raises(SnapshotError, match=r"schema 'marts' not found.*dbt build"):
+            publish_snapshot(con, settings, as_of=AS_OF)
+        con.execute("create schema marts")
+        with pytest.raises(SnapshotError, match="'marts' in the warehouse has no tables"):
+            publish_snapshot(con, settings, as_of=AS_OF)
+    assert current_snapshot(settings) is None
+    assert _snapshot_names(settings) == []
+
+
+def test_publish_cleans_leftovers_of_an_interrupted_publish(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    directory = snapshot.snapshots_dir(settings)
+    directory.mkdir(parents=True)
+    (directory / "20261120T010000000Z-dead.duckdb.tmp").write_bytes(b"half a file")
+    (directory / "20261120T010000000Z-dead.duckdb.tmp.wal").write_bytes(b"wal")
+    (directory / "README").write_text("not ours")
+
+    info = publish_snapshot(writer, settings, as_of=AS_OF)
+
+    assert _snapshot_names(settings) == sorted([info.path.name, "README"])
+
+
+def test_writer_keeps_working_after_publishing(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    publish_snapshot(writer, settings, as_of=AS_OF)
+    # the snapshot is detached: nothing of it is left in the writer's catalog
+    assert writer.execute(
+        "select count(*) from duckdb_databases() where database_name like 'bvs_snapshot%'"
+    ).fetchone() == (0,)
+    writer.execute("insert into marts.companies values ('99999999999', 'New')")
+    assert publish_snapshot(writer, settings, as_of=AS_OF).tables["marts.companies"] == 4
+
+
+# --- verification --------------------------------------------------------------------------
+
+
+def test_verify_runs_in_a_separate_read_only_process(
+    writer: duckdb.DuckDBPyConnection, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    commands: list[list[str]] = []
+    real_run = subprocess.run
+
+    def spy(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        commands.append(command)
+        return real_run(command, **kwargs)  # type: ignore[call-overload,no-any-return]
+
+    monkeypatch.setattr(snapshot.subprocess, "run", spy)
+    info = publish_snapshot(writer, settings, as_of=AS_OF)
+
+    assert len(commands) == 1
+    command = commands[0]
+    assert command[:4] == [sys.executable, "-m", "pipelines.warehouse.snapshot", "verify"]
+    assert command[4].endswith(f"{info.snapshot_id}.duckdb.tmp")  # checked before it is named
+    assert json.loads(command[5]) == info.tables
+
+
+def test_verify_reports_every_mismatch(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    info = publish_snapshot(writer, settings, as_of=AS_OF)
+    verify_snapshot(info.path, info.tables, snapshot_id=info.snapshot_id)  # passes
+
+    wrong = dict(info.tables) | {"marts.companies": 4, "marts.ghosts": 1}
+    del wrong["marts.Odd Name"]
+    with pytest.raises(SnapshotError) as caught:
+        verify_snapshot(info.path, wrong, snapshot_id="someone-else")
+    message = str(caught.value)
+    assert "marts.companies has 3 rows, expected 4" in message
+    assert "tables missing: marts.ghosts" in message
+    assert "unexpected tables: marts.Odd Name" in message
+    assert "meta.snapshot names" in message
+    assert "row_counts differ" in message
+
+
+def test_verify_rejects_a_file_that_is_not_a_snapshot(tmp_path: Path) -> None:
+    path = tmp_path / "garbage.duckdb"
+    path.write_bytes(b"not a database" * 100)
+    with pytest.raises(SnapshotError, match="garbage.duckdb"):
+        verify_snapshot(path, {})
+
+    plain = tmp_path / "plain.duckdb"
+    with duckdb.connect(str(plain)) as con:
+        con.execute("create table t as select 1 as x")
+    with pytest.raises(SnapshotError, match="metadata table meta.snapshot is missing"):
+        verify_snapshot(plain, {"main.t": 1})
+
+
+def test_failed_verification_deletes_the_new_file_and_leaves_current_alone(
+    writer: duckdb.DuckDBPyConnection, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = publish_snapshot(writer, settings, as_of=AS_OF)
+    pointer_before = (settings.serving_dir / "CURRENT").read_bytes()
+    real_build = snapshot._build
+
+    def build_with_wrong_counts(*args: object, **kwargs: object) -> dict[str, int]:
+        counts = real_build(*args, **kwargs)  # type: ignore[arg-type]
+        return counts | {"marts.companies": counts["marts.companies"] + 1}
+
+    monkeypatch.setattr(snapshot, "_build", build_with_wrong_counts)
+    writer.execute("insert into marts.companies values ('99999999999', 'New')")
+
+    with pytest.raises(SnapshotError, match="marts.companies has 4 rows, expected 5"):
+        publish_snapshot(writer, settings, as_of=AS_OF)
+
+    assert (settings.serving_dir / "CURRENT").read_bytes() == pointer_before
+    assert current_snapshot(settings) == first
+    assert _snapshot_names(settings) == [first.path.name]
+    with open_snapshot(settings) as con:
+        assert con.execute("select count(*) from marts.companies").fetchone() == (3,)
+
+
+def test_main_verify_exit_codes(writer: duckdb.DuckDBPyConnection, settings: Settings) -> None:
+    info = publish_snapshot(writer, settings, as_of=AS_OF)
+    assert snapshot.main(["verify", str(info.path), json.dumps(info.tables)]) == 0
+    assert snapshot.main(["verify", str(info.path), json.dumps({"marts.companies": 3})]) == 1
+    assert snapshot.main(["verify", str(info.path), "[1, 2]"]) == 1
+
+
+# --- the pointer -----------------------------------------------------------------------------
+
+
+def test_no_snapshot_yet(settings: Settings) -> None:
+    assert current_snapshot(settings) is None
+    assert list_snapshots(settings) == []
+    with pytest.raises(SnapshotError, match="no serving snapshot published yet"):
+        open_snapshot(settings)
+
+
+def test_unreadable_pointer_is_a_clear_error(settings: Settings) -> None:
+    settings.serving_dir.mkdir(parents=True)
+    (settings.serving_dir / "CURRENT").write_text("{not json")
+    with pytest.raises(SnapshotError, match="serving pointer .* is unreadable"):
+        current_snapshot(settings)
+
+
+def test_pointer_switch_is_atomic_for_concurrent_readers(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    published = [publish_snapshot(writer, settings, as_of=AS_OF).snapshot_id]
+    seen: set[str] = set()
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.is_set():
+            try:
+                info = current_snapshot(settings)
+                assert info is not None
+                seen.add(info.snapshot_id)
+                time.sleep(0.0005)
+            except BaseException as exc:  # reported to the test thread
+                errors.append(exc)
+                return
+
+    reader = threading.Thread(target=poll)
+    reader.start()
+    try:
+        for _ in range(4):
+            published.append(publish_snapshot(writer, settings, as_of=AS_OF).snapshot_id)
+    finally:
+        stop.set()
+        reader.join()
+
+    assert errors == []  # never a missing, empty or half-written pointer
+    assert seen <= set(published)
+    assert len(seen) > 1  # the reader did see the pointer move
+
+
+def test_a_failed_pointer_write_leaves_the_old_pointer(
+    writer: duckdb.DuckDBPyConnection, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = publish_snapshot(writer, settings, as_of=AS_OF)
+    real_replace = os.replace
+
+    def replace(src: str | Path, dst: str | Path) -> None:
+        if Path(dst).name == "CURRENT":
+            raise OSError("disk full")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(snapshot.os, "replace", replace)
+    with pytest.raises(OSError, match="disk full"):
+        publish_snapshot(writer, settings, as_of=AS_OF)
+
+    assert current_snapshot(settings) == first
+    assert sorted(p.name for p in settings.serving_dir.iterdir()) == ["CURRENT", "snapshots"]
+
+
+# --- retention and readers --------------------------------------------------------------------
+
+
+def test_keeps_the_last_three_and_an_open_reader_survives_deletion(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    first = publish_snapshot(writer, settings, as_of=AS_OF)
+    reader = open_snapshot(settings)  # the API, holding snapshot A open
+    try:
+        later = []
+        for n in (10, 20, 30):
+            _build_marts(writer, companies=n)
+            later.append(publish_snapshot(writer, settings, as_of=AS_OF))
+            if len(later) == 1:
+                b_hash = _sha256(later[0].path)
+
+        assert not first.path.exists()  # A was the oldest of four
+        assert _snapshot_names(settings) == [info.path.name for info in later]
+        assert [info.snapshot_id for info in list_snapshots(settings)] == [
+            info.snapshot_id for info in later
+        ]
+        assert current_snapshot(settings) == later[-1]
+        assert _sha256(later[0].path) == b_hash  # published files are never written again
+        # the old reader still answers from A, whose file is gone
+        assert reader.execute("select count(*) from marts.companies").fetchone() == (3,)
+        assert reader.execute("select snapshot_id from meta.snapshot").fetchone() == (
+            first.snapshot_id,
+        )
+    finally:
+        reader.close()
+    # a fresh open picks up the newest one without any restart
+    with open_snapshot(settings) as con:
+        assert con.execute("select count(*) from marts.companies").fetchone() == (30,)
+
+
+def test_retention_never_deletes_the_current_snapshot(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    keep_one = settings.model_copy(update={"snapshots_kept": 1})
+    old = publish_snapshot(writer, keep_one, as_of=AS_OF)
+    # a file whose id sorts after the real ones (a clock that went backwards, say)
+    future = snapshot.snapshots_dir(keep_one) / "29991231T235959999Z-ffff.duckdb"
+    future.write_bytes(old.path.read_bytes())
+
+    info = publish_snapshot(writer, keep_one, as_of=AS_OF)
+
+    assert current_snapshot(keep_one) == info
+    assert _snapshot_names(keep_one) == sorted([info.path.name, future.name])
+
+
+_CHILD_READER = """
+import sys
+from pipelines.settings import get_settings
+from pipelines.warehouse.snapshot import open_snapshot
+
+con = open_snapshot(get_settings())
+print("open", con.execute("select snapshot_id from meta.snapshot").fetchone()[0], flush=True)
+for line in sys.stdin:
+    if line.strip() == "stop":
+        break
+    row = con.execute("select snapshot_id, count(*) from meta.snapshot, marts.companies group by 1")
+    print("read", *row.fetchone(), flush=True)
+con.close()
+"""
+
+
+def test_a_reader_in_another_process_keeps_working_while_new_snapshots_are_published(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    first = publish_snapshot(writer, settings, as_of=AS_OF)
+    env = dict(os.environ, BVS_DATA_DIR=str(settings.data_dir))
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD_READER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        assert child.stdout.readline().split() == ["open", first.snapshot_id]
+        newest = first
+        for n in (5, 6, 7):  # the third one deletes the file the child has open
+            _build_marts(writer, companies=n)
+            newest = publish_snapshot(writer, settings, as_of=AS_OF)
+            child.stdin.write("read\n")
+            child.stdin.flush()
+            assert child.stdout.readline().split() == ["read", first.snapshot_id, "3"]
+        assert not first.path.exists()
+        child.stdin.write("stop\n")
+        child.stdin.flush()
+        assert child.wait(timeout=30) == 0, child.stderr.read() if child.stderr else ""
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert newest.tables["marts.companies"] == 7
