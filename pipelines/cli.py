@@ -91,6 +91,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         resources={"bvs": BvsResource(data_dir=str(settings.data_dir), as_of=as_of.isoformat()),
                    "dbt": dbt_resource()},
         raise_on_error=False,
+        run_config={"loggers": {"console": {"config": {"log_level": args.log_level}}}},
         tags={"bvs/as_of": as_of.isoformat(), "bvs/trigger": "cli"},
     )
     materialized = {
@@ -120,7 +121,7 @@ def _print_summary(settings: Settings, *, published: bool) -> None:
     for source in status["sources"]:
         rows = ", ".join(f"{t} {n:,}" for t, n in source["rows"].items())
         print(
-            f"  {source['source']:<22} {source['status']:<10} extract {source['extract_date'] or '-':<10}"
+            f"  {source['source']:<22} {source['status']:<12} extract {str(source['extract_date'] or '-'):<10}"
             f"  {rows}  quarantined {source['quarantined']:,}"
         )
     for table, rows in status["marts"].items():
@@ -167,6 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="materialise the pipeline in-process and publish a snapshot")
     run.add_argument("--as-of", type=_date, help="'today' for age rules (default: Brisbane date)")
     run.add_argument("--select", help="Dagster asset selection, e.g. 'group:ingest' or 'key:raw/*'")
+    run.add_argument("--log-level", default="WARNING", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+                     help="Dagster console log level (default WARNING; every event is in the UI)")
     run.set_defaults(func=cmd_run)
 
     status = sub.add_parser("status", help="sources loaded, the current snapshot, what is stale")

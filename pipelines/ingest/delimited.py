@@ -28,8 +28,9 @@ spec's Arrow schema. What it does for every source:
 Unquoted files (``quoted=False``: the ASIC company and business-name files) are split by
 Arrow's CSV parser with quoting off, so a ``"`` is a literal character and one line is one
 row. Quoted files (``quoted=True``) go through :mod:`csv`, so RFC 4180 fields may span
-lines; a record's line number is the line it starts on. Either way there is no per-row
-Python work on the fast path: trimming and every check run per batch on Arrow/NumPy arrays.
+lines; a record's line number is the line it starts on. Either way trimming and every
+check run on whole Arrow/NumPy arrays, not per row; on the unquoted path no Python code
+touches a single row unless it is quarantined.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import codecs
 import csv
 import datetime as dt
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import BinaryIO
@@ -136,8 +137,10 @@ class DelimitedSpec:
 def read_delimited(
     file: LandingFile, spec: DelimitedSpec, batch_rows: int = 100_000
 ) -> Iterator[Batch]:
-    """Stream ``file`` as ``spec`` declares, as Batches of at most ``batch_rows`` data lines.
+    """Stream ``file`` as ``spec`` declares, in Batches of ``batch_rows`` loaded rows.
 
+    The last batch may be smaller. Quarantined rows travel with the next batch yielded
+    after they are read (a file of only bad rows yields one batch with an empty table).
     A header-only file yields nothing. Raises SourceFileError (naming the file) for an empty
     file, a header that is not this data set's, or a file that cannot be read (corrupt zip
     member, invalid UTF-16, an unreadable quoted header).
@@ -186,7 +189,7 @@ def read_delimited(
                 done = [rows.slice(batch_rows)]
                 done_rows -= batch_rows
         if done_rows or quarantine:
-            rows = pa.concat_tables(done) if done else spec.schema.empty_table()
+            rows = pa.concat_tables(done) if done else _empty(spec.schema)
             yield _batch(spec, rows, quarantine)
 
 
@@ -322,12 +325,13 @@ def _normal(header: str) -> str:
 def _layout(spec: DelimitedSpec, header: list[str], name: str) -> dict[str, int]:
     """Raw-table column -> field index in the file, for the columns this file has."""
     names = [_normal(h) for h in header]
-    if dupes := sorted(
-        {h.strip() for h, n in zip(header, names, strict=True) if names.count(n) > 1}
-    ):
+    known = {_normal(h) for h in spec.columns}
+    dupes = sorted(
+        {h.strip() for h, n in zip(header, names, strict=True) if n in known and names.count(n) > 1}
+    )
+    if dupes:  # ambiguous; repeats of columns not read here do not matter
         raise SourceFileError(name, f"{spec.dataset}: duplicate header column(s) {dupes}")
     index = {n: i for i, n in enumerate(names)}
-    known = {_normal(h) for h in spec.columns}
     missing = [h for h in spec.columns if h in spec.required and _normal(h) not in index]
     if missing:
         unexpected = [h.strip() for h, n in zip(header, names, strict=True) if n not in known]
@@ -444,8 +448,8 @@ def _python_piece(text: str, line: int, width: int, delimiter: str, name: str) -
         for column, value in zip(columns, fields, strict=True):
             column.append(value)
         lines.append(line + offset)
-    table = pa.table(
-        [pa.array(c, pa.string()) for c in columns] + [pa.array(lines, pa.int64())],
+    table = pa.Table.from_arrays(
+        [_string_array(c) for c in columns] + [_int64_array(np.array(lines, dtype=np.int64))],
         names=[*_field_names(width), _LINE],
     )
     return _Piece(table, quarantine)
@@ -523,9 +527,10 @@ def _quoted_piece(
     quarantine: list[Quarantined],
     width: int,
 ) -> _Piece:
-    arrays = [pa.array(c, pa.string()) for c in columns]
-    arrays += [pa.array(lines, pa.int64()), pa.array(raws, pa.string())]
-    return _Piece(pa.table(arrays, names=[*_field_names(width), _LINE, _RAW]), quarantine)
+    arrays = [_string_array(c) for c in columns]
+    arrays += [_int64_array(np.array(lines, dtype=np.int64)), _string_array(raws)]
+    table = pa.Table.from_arrays(arrays, names=[*_field_names(width), _LINE, _RAW])
+    return _Piece(table, quarantine)
 
 
 # --- raw rows to the spec's table -------------------------------------------------------------
@@ -551,7 +556,7 @@ class _Converter:
 
     def convert(self, rows: pa.Table) -> tuple[pa.Table, list[Quarantined]]:
         if not rows.num_rows:
-            return self.spec.schema.empty_table(), []
+            return _empty(self.spec.schema), []
         fields = [_trim(rows.column(i).combine_chunks()) for i in range(self.width)]
         blank = np.ones(rows.num_rows, dtype=np.bool_)
         for values in fields:
@@ -600,25 +605,31 @@ class _Converter:
             return table, []
         reasons: dict[int, list[str]] = {}
         for bad, reason, values in problems:
-            for i in np.flatnonzero(bad).tolist():
-                shown = values[i].as_py()
-                reasons.setdefault(i, []).append(f"{reason}: {shown!r}" if shown else reason)
+            indexes = np.flatnonzero(bad)
+            shown = values.take(_int64_array(indexes.astype(np.int64))).to_pylist()
+            for i, value in zip(indexes.tolist(), shown, strict=True):
+                reasons.setdefault(i, []).append(f"{reason}: {value!r}" if value else reason)
+        rejected_rows = np.array(sorted(reasons), dtype=np.int64)
+        raws = self._raws(rows.take(_int64_array(rejected_rows)))
         rejected = [
-            Quarantined.of(self.file_name, int(lines[i]), "; ".join(why), self._raw(rows, i))
-            for i, why in sorted(reasons.items())
+            Quarantined.of(self.file_name, int(lines[i]), "; ".join(reasons[i]), raw)
+            for i, raw in zip(rejected_rows.tolist(), raws, strict=True)
         ]
         return table.filter(_bool_array(~bad_rows)), rejected
 
-    def _raw(self, rows: pa.Table, i: int) -> str:
+    def _raws(self, rows: pa.Table) -> list[str]:
+        """The rows' text as landed (less the line end)."""
         if _RAW in rows.column_names:
-            return str(rows.column(_RAW)[i].as_py())
-        # unquoted: the fields joined back are exactly the line as landed (less its CRLF)
-        return self.delimiter.join(str(rows.column(c)[i].as_py()) for c in range(self.width))
+            return [str(raw) for raw in rows.column(_RAW).to_pylist()]
+        # unquoted: the fields joined back are exactly the line
+        fields = [rows.column(c).to_pylist() for c in range(self.width)]
+        return [self.delimiter.join(row) for row in zip(*fields, strict=True)]
 
 
 # --- vectorised value checks -------------------------------------------------------------
 # The checks read Arrow's string buffers with NumPy; they expect arrays without nulls (as
-# read). NumPy goes back to Arrow through buffers: pa.array(ndarray) would import pandas.
+# read). Arrays are built from buffers: pa.array() and Schema.empty_table() import pandas,
+# which costs seconds when a process first does it.
 
 
 def _bitmap(mask: Mask) -> pa.Buffer:
@@ -633,6 +644,22 @@ def _int64_array(values: Ints) -> pa.Int64Array:
     return pa.Array.from_buffers(
         pa.int64(), len(values), [None, pa.py_buffer(np.ascontiguousarray(values, np.int64))]
     )
+
+
+def _empty(schema: pa.Schema) -> pa.Table:
+    return pa.Table.from_arrays([pa.nulls(0, f.type) for f in schema], schema=schema)
+
+
+def _string_array(values: Sequence[str | None]) -> pa.StringArray:
+    encoded = [b"" if v is None else v.encode("utf-8") for v in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+    if offsets[-1] > np.iinfo(np.int32).max:
+        raise ValueError("more than 2 GiB of text in one piece")
+    missing = np.fromiter((v is None for v in values), dtype=np.bool_, count=len(values))
+    validity = _bitmap(~missing) if missing.any() else None
+    buffers = [validity, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(b"".join(encoded))]
+    return pa.Array.from_buffers(pa.string(), len(encoded), buffers)
 
 
 def _constant_string(value: str, n: int) -> pa.StringArray:
@@ -734,7 +761,7 @@ def clean_identifiers(values: pa.StringArray, kind: IdKind) -> tuple[pa.StringAr
         cleaned = [clean_identifier(v) for v in raw]
         replaced = np.zeros(len(values), dtype=np.bool_)
         replaced[odd] = True
-        values = pc.replace_with_mask(values, _bool_array(replaced), pa.array(cleaned, pa.string()))
+        values = pc.replace_with_mask(values, _bool_array(replaced), _string_array(cleaned))
         absent[odd] = [v is None for v in cleaned]
         valid[odd] = [v is not None and _valid(v, kind) for v in cleaned]
     return _empty_to_null(values, ~absent), ~absent, ~absent & ~valid
@@ -773,7 +800,7 @@ def parse_dates(values: pa.StringArray) -> tuple[pa.Array, Mask]:
     )
     month = np.where(ok, month, 1)
     leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
-    ok &= (day >= 1) & (day <= _DAYS_IN_MONTH[month - 1] + ((month == 2) & leap))
+    ok &= (day >= 1) & (day <= _DAYS_IN_MONTH[month - 1] + (month == 2))
     months_since_epoch = (np.where(ok, year, 1970) - 1970) * 12 + month - 1
     first_of_month = months_since_epoch.astype("datetime64[M]").astype("datetime64[D]")
     n = len(values)

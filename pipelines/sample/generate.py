@@ -19,9 +19,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
-from pipelines.identifiers import abn_is_valid, acn_is_valid
+from pipelines.identifiers import abn_from_acn, abn_is_valid, acn_is_valid
 from pipelines.sample import words as W
-from pipelines.sample.entity_types import ENTITY_TYPES
+from pipelines.sample.entity_types import ENTITY_TYPES, EntityType
 from pipelines.sample.numbering import ACN_LOW, ACN_PRIME, Numbering
 
 CRLF = "\r\n"
@@ -226,6 +226,7 @@ class ChunkGenerator:
         self.acn_start = dt.date(1991, 1, 1).toordinal()
         self.bn_national = dt.date(2012, 5, 28).toordinal()
         self.oldest_company = dt.date(1950, 1, 1).toordinal()
+        self.bn_oldest = dt.date(1980, 1, 1).toordinal()
 
         self._type_cum = _cumulative([t.weight for t in ENTITY_TYPES])
         self._entity_xml = [
@@ -568,13 +569,11 @@ class ChunkGenerator:
             f"{state_no}\t{state}\t{abn}{CRLF}"
         )
 
-    def business_name_reg_day(self, abn_day: int) -> tuple[int, bool]:
-        """(registration day, migrated from a state register before May 2012)."""
-        if self.rnd() < 0.25 and abn_day < self.bn_national:
-            return self.between(
-                max(abn_day, dt.date(1985, 1, 1).toordinal()), self.bn_national - 1
-            ), True
-        return self.between(max(abn_day, self.bn_national), self.end), False
+    def business_name_reg_day(self, since: int) -> tuple[int, bool]:
+        """(registration day, migrated from a state register before the national one)."""
+        if since < self.bn_national and self.rnd() < 0.25:
+            return self.between(max(since, self.bn_oldest), self.bn_national - 1), True
+        return self.between(max(since, self.bn_national), self.end), False
 
     # -- planted malformed rows ----------------------------------------------------------
 
@@ -688,236 +687,233 @@ class ChunkGenerator:
         return result
 
     def record(self, r: int, planted: str | None) -> tuple[str, list[str], list[str]]:
-        """One ``<ABR>`` line and the ASIC rows it gives rise to."""
-        rnd = self.rnd
-        counts = self.counts
-        type_index = 0 if planted else bisect(self._type_cum, rnd())  # planted: individuals
-        et = ENTITY_TYPES[type_index]
-        style = et.style
-        is_company = style in ("private_company", "public_company") or (
-            style in ("cooperative", "incorporated") and rnd() < 0.04
-        )
-        co_rows: list[str] = []
-        bn_rows: list[str] = []
-        state, postcode = self.state()
-        acn = ""
-        status_day = 0
-        if is_company:
-            first = self.numbers.acn_first_eight(r)
-            acn = self.numbers.acn_for(r)
-            abn = self.numbers.company_abn_for(r)
-            reg_day, pre1991 = self.company_registration(first)
-            co_status, abn_status, _ = _ABR_COMPANY_STATUS[bisect(self._co_status_cum, rnd())]
-            dereg_day: int | None = None
-            abn_reg = max(reg_day, self.abn_start)
-            if abn_reg == reg_day:
-                abn_reg = self.between(reg_day, reg_day + 30)
-            elif rnd() < 0.5:
-                abn_reg = self.abn_registration_day()
-            if co_status == "DRGD":
-                dereg_day = self.between(max(reg_day, self.end - 365), self.end)
-                status_day = self.between(max(abn_reg, dereg_day - 90), dereg_day)
-            elif abn_status == "CAN":
-                status_day = self.between(abn_reg, self.end)
-            else:
-                status_day = abn_reg
-            name = self.main_name(style, et.code, acn)
-            if style == "private_company":
-                ctype, cclass = "APTY", "LMSH" if rnd() < 0.99 else "UNLM"
-                u = rnd()
-                subclass = "PROP" if u < 0.95 else "PSTC" if u < 0.99 else "PNPC"
-            elif style == "public_company":
-                ctype = "APUB"
-                u = rnd()
-                cclass = "LMSH" if u < 0.6 else "LMGT" if u < 0.95 else "NLIA"
-                v = rnd()
-                subclass = "ULSN" if v < 0.7 else "LISN" if v < 0.9 else "ULSS"
-            else:
-                ctype, cclass, subclass = "RACN", "LMGT", "RACA"
-            co_rows = self.company_rows(
-                name=name,
-                acn=acn,
-                abn=abn,
-                ctype=ctype,
-                cclass=cclass,
-                subclass=subclass,
-                status=co_status,
-                reg_day=reg_day,
-                dereg_day=dereg_day,
-                prior_state=(state or "NSW") if pre1991 else "",
-            )
-            counts["companies_in_abr"] += 1
-            abn_reg_day = abn_reg
-        else:
-            abn = self.numbers.abn_for(r)
-            abn_status = "CAN" if rnd() < 0.30 else "ACT"
-            abn_reg_day = self.abn_registration_day()
-            status_day = abn_reg_day if abn_status == "ACT" else self.between(abn_reg_day, self.end)
-            name = ""
+        """One ``<ABR>`` line and the ASIC company and business-name rows it gives rise to.
 
-        # Name and address block.
-        if style == "individual":
-            counts["individuals"] += 1
-            female = rnd() < 0.5
-            given_list = W.FEMALE_GIVEN if female else W.MALE_GIVEN
-            parts = ['<LegalEntity><IndividualName type="LGL">']
-            if rnd() < 0.55:
-                title = self.pick(W.TITLES_FEMALE if female else W.TITLES_MALE)
-                parts.append(f"<NameTitle>{title}</NameTitle>")
-            g = rnd()
-            if g >= 0.01:
-                parts.append(f"<GivenName>{self.pick(given_list)}</GivenName>")
-                if g >= 0.45:
-                    parts.append(f"<GivenName>{self.pick(given_list)}</GivenName>")
-            parts.append(f"<FamilyName>{_xml(self.pick(W.SURNAMES))}</FamilyName></IndividualName>")
-            entity_block = "".join(parts) + self.address_xml(state, postcode) + "</LegalEntity>"
+        A planted (malformed) record is an individual with no other names, so no ASIC row
+        refers to it.
+        """
+        rnd = self.rnd
+        type_index = 0 if planted else bisect(self._type_cum, rnd())
+        et = ENTITY_TYPES[type_index]
+        state, postcode = self.state()
+        is_company = et.style in ("private_company", "public_company") or (
+            et.style in ("cooperative", "incorporated") and rnd() < 0.04  # registered bodies
+        )
+        if is_company:
+            abn, acn, name, status, since, abn_day, co_rows = self.company(r, et, state)
         else:
-            if not name:
-                name = self.main_name(style, et.code, acn)
-            entity_block = (
+            abn, acn, name, co_rows = self.numbers.abn_for(r), "", "", []
+            status = "CAN" if rnd() < 0.30 else "ACT"
+            since = self.abn_registration_day()
+            abn_day = since if status == "ACT" else self.between(since, self.end)
+        if status == "CAN":
+            self.counts["abn_cancelled"] += 1
+
+        if et.style == "individual":
+            entity = self.individual_xml(state, postcode)
+        else:
+            entity = (
                 '<MainEntity><NonIndividualName type="MN"><NonIndividualNameText>'
-                f"{_xml(name)}</NonIndividualNameText></NonIndividualName>"
+                f"{_xml(name or self.main_name(et.style, et.code, acn))}"
+                f"</NonIndividualNameText></NonIndividualName>"
                 f"{self.address_xml(state, postcode)}</MainEntity>"
             )
-
-        # ABN element (attribute order varies as in the real files).
-        abn_day = self.ymd(status_day)
-        if planted == "bad_date":
-            abn_day = self.pick(BAD_YMD)
-        elif planted == "bad_abn_check_digit":
-            abn = abn[:10] + str((int(abn[10]) + 1) % 10)
-        if abn_status == "CAN":
-            counts["abn_cancelled"] += 1
-        if planted == "missing_abn":
-            abn_xml = ""
-        elif rnd() < 0.5:
-            abn_xml = f'<ABN status="{abn_status}" ABNStatusFromDate="{abn_day}">{abn}</ABN>'
-        else:
-            abn_xml = f'<ABN ABNStatusFromDate="{abn_day}" status="{abn_status}">{abn}</ABN>'
-        latest = status_day
-
-        # GST.
-        gst_xml = ""
-        u = rnd()
-        if abn_status == "ACT":
-            gst = "" if u < 0.15 else "ACT" if u < 0.55 else "CAN" if u < 0.70 else "NON"
-        else:
-            gst = "" if u < 0.20 else "CAN" if u < 0.60 else "NON"
-        if gst == "NON":
-            gst_xml = '<GST status="NON" GSTStatusFromDate="19000101" />'
-        elif gst:
-            lo = max(abn_reg_day, self.gst_start)
-            hi = status_day if abn_status == "CAN" else self.end
-            if hi < lo:  # ABN cancelled before GST existed: never registered for GST
-                gst_xml = '<GST status="NON" GSTStatusFromDate="19000101" />'
-            else:
-                gst_day = self.between(lo, hi)
-                gst_xml = f'<GST status="{gst}" GSTStatusFromDate="{self.ymd(gst_day)}" />'
-                latest = max(latest, gst_day)
-        if gst_xml:
-            counts["gst"] += 1
-
-        # DGR endorsements (charities, funds).
-        dgr_xml = ""
-        if not planted and (style in _DGR_STYLES or et.code == "TRT") and rnd() < 0.06:
-            n_dgr = 1 if rnd() < 0.9 else 2
-            pieces = []
-            for _ in range(n_dgr):
-                dgr_day = self.between(max(abn_reg_day, self.abn_start), self.end)
-                latest = max(latest, dgr_day)
-                counts["dgr"] += 1
-                if rnd() < 0.5:
-                    counts["dgr_named"] += 1
-                    fund = f"{self.core_name()} {self.pick(DGR_FUNDS)}"
-                    pieces.append(
-                        f'<DGR DGRStatusFromDate="{self.ymd(dgr_day)}" status="ACT">'
-                        '<NonIndividualName type="DGR"><NonIndividualNameText>'
-                        f"{_xml(fund)}</NonIndividualNameText></NonIndividualName></DGR>"
-                    )
-                else:
-                    pieces.append(f'<DGR DGRStatusFromDate="{self.ymd(dgr_day)}" status="ACT" />')
-            dgr_xml = "".join(pieces)
-
-        # Other names; registered business names also go to the BN register.
-        other_xml = ""
+        abn_xml = self.abn_xml(abn, status, abn_day, planted)
+        gst_xml, latest = self.gst_xml(status, since, abn_day)
+        latest = max(latest, abn_day)
+        dgr_xml = other_xml = ""
+        bn_rows: list[str] = []
         if not planted:
-            n_other = _other_names_count(rnd(), rnd())
-            if n_other:
-                pieces = []
-                for _ in range(n_other):
-                    t = rnd()
-                    kind = "BN" if t < 0.31 else "TRD" if t < 0.88 else "OTN"
-                    trading = self.trading_name()
-                    pieces.append(
-                        f'<OtherEntity><NonIndividualName type="{kind}"><NonIndividualNameText>'
-                        f"{_xml(trading)}</NonIndividualNameText></NonIndividualName></OtherEntity>"
-                    )
-                    if kind == "BN":
-                        counts["business_names_in_abr"] += 1
-                        reg_day, migrated = self.business_name_reg_day(abn_reg_day)
-                        if abn_status == "ACT":
-                            bn_rows.append(
-                                self.business_name_row(
-                                    trading, abn, "Registered", reg_day, None, migrated
-                                )
-                            )
-                        else:
-                            cancel = self.between(reg_day, max(reg_day, status_day))
-                            status = "Cancelled" if rnd() < 0.9 else "Deregistered"
-                            bn_rows.append(
-                                self.business_name_row(
-                                    trading, abn, status, reg_day, cancel, migrated
-                                )
-                            )
-                counts["other_names"] += n_other
-                other_xml = "".join(pieces)
-            # Business names no longer in the ABR: cancelled ones of this holder, names with
-            # no ABN (migrated state registrations), holders whose ABN is not in the sample.
-            u = rnd()
-            if u < 0.012:
-                reg_day, migrated = self.business_name_reg_day(abn_reg_day)
-                cancel = self.between(reg_day + 1, self.end)
-                bn_rows.append(
-                    self.business_name_row(
-                        self.trading_name(), abn, "Cancelled", reg_day, cancel, migrated
-                    )
-                )
-            elif u < 0.016:
-                reg_day = self.between(dt.date(1980, 1, 1).toordinal(), self.bn_national - 1)
-                if rnd() < 0.4:
-                    bn_rows.append(
-                        self.business_name_row(
-                            self.trading_name(), "", "Registered", reg_day, None, True
-                        )
-                    )
-                else:
-                    cancel = self.between(reg_day + 1, self.end)
-                    bn_rows.append(
-                        self.business_name_row(
-                            self.trading_name(), "", "Cancelled", reg_day, cancel, True
-                        )
-                    )
-            elif u < 0.019 and not self.task.planted_business_name.get(r - self.task.start):
-                outside = self.numbers.abn_for(self.scale + r)
-                reg_day = self.between(self.bn_national, self.end)
-                bn_rows.append(
-                    self.business_name_row(
-                        self.trading_name(), outside, "Registered", reg_day, None, False
-                    )
-                )
-
-        # Companies with no ABR record share this record's spare ACN index (scale + r).
-        if rnd() < EXTRA_COMPANY_SHARE and not self.task.planted_company.get(r - self.task.start):
-            co_rows = co_rows + self.extra_company_rows(self.scale + r)
+            if (et.style in _DGR_STYLES or et.code == "TRT") and rnd() < 0.06:
+                dgr_xml, dgr_day = self.dgr_xml(since)
+                latest = max(latest, dgr_day)
+            other_xml, bn_rows = self.other_names(abn, status, since, abn_day)
+            bn_rows += self.loose_business_names(r, abn, since)
+            # Companies with no ABR record use this record's spare ACN index (scale + r).
+            if rnd() < EXTRA_COMPANY_SHARE and r - self.task.start not in self.task.planted_company:
+                co_rows = co_rows + self.extra_company_rows(self.scale + r)
 
         updated = self.between(latest, self.end) if rnd() < 0.6 else latest
         asic_xml = f'<ASICNumber ASICNumberType="undetermined">{acn}</ASICNumber>' if acn else ""
         record = (
             f'<ABR recordLastUpdatedDate="{self.ymd(updated)}" replaced="N">{abn_xml}'
-            f"{self._entity_xml[type_index]}{entity_block}"
+            f"{self._entity_xml[type_index]}{entity}"
             f"{asic_xml}{gst_xml}{dgr_xml}{other_xml}</ABR>\n"
         )
         return record, co_rows, bn_rows
+
+    def company(
+        self, r: int, et: EntityType, state: str
+    ) -> tuple[str, str, str, str, int, int, list[str]]:
+        """A company in the ABR: (ABN, ACN, name, ABN status, ABN start day, ABN status day,
+        its ASIC company rows). Status, dates and ABN status agree with each other."""
+        rnd = self.rnd
+        acn = self.numbers.acn_for(r)
+        abn = abn_from_acn(acn)
+        reg_day, pre1991 = self.company_registration(int(acn[:8]))
+        co_status, status, _ = _ABR_COMPANY_STATUS[bisect(self._co_status_cum, rnd())]
+        if reg_day >= self.abn_start:
+            since = self.between(reg_day, reg_day + 30)
+        else:
+            since = self.abn_start if rnd() < 0.5 else self.abn_registration_day()
+        dereg_day: int | None = None
+        if co_status == "DRGD":  # ASIC keeps deregistered companies for about a year
+            dereg_day = self.between(max(reg_day, self.end - 365), self.end)
+            abn_day = self.between(max(since, dereg_day - 90), dereg_day)
+        elif status == "CAN":
+            abn_day = self.between(since, self.end)
+        else:
+            abn_day = since
+        name = self.main_name(et.style, et.code, acn)
+        if et.style == "private_company":
+            ctype, cclass = "APTY", "LMSH" if rnd() < 0.99 else "UNLM"
+            u = rnd()
+            subclass = "PROP" if u < 0.95 else "PSTC" if u < 0.99 else "PNPC"
+        elif et.style == "public_company":
+            ctype = "APUB"
+            u = rnd()
+            cclass = "LMSH" if u < 0.6 else "LMGT" if u < 0.95 else "NLIA"
+            v = rnd()
+            subclass = "ULSN" if v < 0.7 else "LISN" if v < 0.9 else "ULSS"
+        else:  # a registered Australian body: the ASIC number is an ARBN
+            ctype, cclass, subclass = "RACN", "LMGT", "RACA"
+        rows = self.company_rows(
+            name=name,
+            acn=acn,
+            abn=abn,
+            ctype=ctype,
+            cclass=cclass,
+            subclass=subclass,
+            status=co_status,
+            reg_day=reg_day,
+            dereg_day=dereg_day,
+            prior_state=(state or "NSW") if pre1991 else "",
+        )
+        self.counts["companies_in_abr"] += 1
+        return abn, acn, name, status, since, abn_day, rows
+
+    def individual_xml(self, state: str, postcode: str) -> str:
+        rnd = self.rnd
+        self.counts["individuals"] += 1
+        female = rnd() < 0.5
+        given_list = W.FEMALE_GIVEN if female else W.MALE_GIVEN
+        parts = ['<LegalEntity><IndividualName type="LGL">']
+        if rnd() < 0.55:
+            title = self.pick(W.TITLES_FEMALE if female else W.TITLES_MALE)
+            parts.append(f"<NameTitle>{title}</NameTitle>")
+        g = rnd()
+        if g >= 0.01:
+            parts.append(f"<GivenName>{self.pick(given_list)}</GivenName>")
+            if g >= 0.45:
+                parts.append(f"<GivenName>{self.pick(given_list)}</GivenName>")
+        parts.append(f"<FamilyName>{_xml(self.pick(W.SURNAMES))}</FamilyName></IndividualName>")
+        parts.append(self.address_xml(state, postcode))
+        parts.append("</LegalEntity>")
+        return "".join(parts)
+
+    def abn_xml(self, abn: str, status: str, day: int, planted: str | None) -> str:
+        """The ABN element, attribute order varying as in the real files (or planted faults)."""
+        if planted == "missing_abn":
+            return ""
+        when = self.pick(BAD_YMD) if planted == "bad_date" else self.ymd(day)
+        if planted == "bad_abn_check_digit":
+            abn = abn[:10] + str((int(abn[10]) + 1) % 10)  # one digit off is never valid
+        if self.rnd() < 0.5:
+            return f'<ABN status="{status}" ABNStatusFromDate="{when}">{abn}</ABN>'
+        return f'<ABN ABNStatusFromDate="{when}" status="{status}">{abn}</ABN>'
+
+    def gst_xml(self, status: str, since: int, abn_day: int) -> tuple[str, int]:
+        """(GST element or "", its day). NON carries the dummy date 19000101."""
+        u = self.rnd()
+        if status == "ACT":
+            gst = "" if u < 0.15 else "ACT" if u < 0.55 else "CAN" if u < 0.70 else "NON"
+        else:
+            gst = "" if u < 0.20 else "CAN" if u < 0.60 else "NON"
+        if not gst:
+            return "", 0
+        self.counts["gst"] += 1
+        lo = max(since, self.gst_start)
+        hi = abn_day if status == "CAN" else self.end
+        if gst == "NON" or hi < lo:  # (ABN cancelled before GST existed: never registered)
+            return '<GST status="NON" GSTStatusFromDate="19000101" />', 0
+        day = self.between(lo, hi)
+        return f'<GST status="{gst}" GSTStatusFromDate="{self.ymd(day)}" />', day
+
+    def dgr_xml(self, since: int) -> tuple[str, int]:
+        """Deductible gift recipient endorsements, with or without a fund name."""
+        rnd = self.rnd
+        pieces = []
+        latest = 0
+        for _ in range(1 if rnd() < 0.9 else 2):
+            day = self.between(max(since, self.abn_start), self.end)
+            latest = max(latest, day)
+            self.counts["dgr"] += 1
+            if rnd() < 0.5:
+                self.counts["dgr_named"] += 1
+                fund = f"{self.core_name()} {self.pick(DGR_FUNDS)}"
+                pieces.append(
+                    f'<DGR DGRStatusFromDate="{self.ymd(day)}" status="ACT">'
+                    '<NonIndividualName type="DGR"><NonIndividualNameText>'
+                    f"{_xml(fund)}</NonIndividualNameText></NonIndividualName></DGR>"
+                )
+            else:
+                pieces.append(f'<DGR DGRStatusFromDate="{self.ymd(day)}" status="ACT" />')
+        return "".join(pieces), latest
+
+    def other_names(self, abn: str, status: str, since: int, abn_day: int) -> tuple[str, list[str]]:
+        """OtherEntity names; the registered business names (BN) also go to the BN register."""
+        rnd = self.rnd
+        n_other = _other_names_count(rnd(), rnd())
+        if not n_other:
+            return "", []
+        self.counts["other_names"] += n_other
+        pieces = []
+        rows = []
+        for _ in range(n_other):
+            t = rnd()
+            kind = "BN" if t < 0.31 else "TRD" if t < 0.88 else "OTN"
+            trading = self.trading_name()
+            pieces.append(
+                f'<OtherEntity><NonIndividualName type="{kind}"><NonIndividualNameText>'
+                f"{_xml(trading)}</NonIndividualNameText></NonIndividualName></OtherEntity>"
+            )
+            if kind == "BN":
+                self.counts["business_names_in_abr"] += 1
+                reg_day, migrated = self.business_name_reg_day(since)
+                if status == "ACT":
+                    rows.append(
+                        self.business_name_row(trading, abn, "Registered", reg_day, None, migrated)
+                    )
+                else:
+                    cancel = self.between(reg_day, max(reg_day, abn_day))
+                    bn_status = "Cancelled" if rnd() < 0.9 else "Deregistered"
+                    rows.append(
+                        self.business_name_row(trading, abn, bn_status, reg_day, cancel, migrated)
+                    )
+        return "".join(pieces), rows
+
+    def loose_business_names(self, r: int, abn: str, since: int) -> list[str]:
+        """Business names not in the ABR: this holder's cancelled ones, names without ABN
+        (migrated state registrations), and holders whose ABN is not in the sample."""
+        u = self.rnd()
+        if u < 0.012:
+            reg_day, migrated = self.business_name_reg_day(since)
+            cancel = self.between(reg_day + 1, self.end)
+            name = self.trading_name()
+            return [self.business_name_row(name, abn, "Cancelled", reg_day, cancel, migrated)]
+        if u < 0.016:
+            reg_day = self.between(self.bn_oldest, self.bn_national - 1)
+            name = self.trading_name()
+            if self.rnd() < 0.4:
+                return [self.business_name_row(name, "", "Registered", reg_day, None, True)]
+            cancel = self.between(reg_day + 1, self.end)
+            return [self.business_name_row(name, "", "Cancelled", reg_day, cancel, True)]
+        if u < 0.019 and r - self.task.start not in self.task.planted_business_name:
+            outside = self.numbers.abn_for(self.scale + r)  # spare index: not in the ABR
+            reg_day = self.between(self.bn_national, self.end)
+            name = self.trading_name()
+            return [self.business_name_row(name, outside, "Registered", reg_day, None, False)]
+        return []
 
     def address_xml(self, state: str, postcode: str) -> str:
         state_xml = f"<State>{state}</State>" if state else "<State />"

@@ -19,6 +19,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -152,10 +153,7 @@ def _run_tasks(
             progress("abr", sum(done), total)
 
     if workers <= 1:
-        results = []
-        for task in tasks:
-            results.append(generate_chunk(task, lambda n, i=task.index: note(i, n)))
-        return results
+        return [generate_chunk(task, partial(note, task.index)) for task in tasks]
 
     ctx = mp.get_context("spawn")
     progress_queue = ctx.Queue()
@@ -179,23 +177,86 @@ def _run_tasks(
     return results
 
 
-def _join_csv(
-    target: Path,
+def _finish_abr(
+    abr_dir: Path,
+    tmp: Path,
+    members: list[str],
+    tasks: list[ChunkTask],
+    results: list[ChunkResult],
+    extract_date: dt.date,
+) -> tuple[list[SampleFile], list[PlantedRow]]:
+    """Move the 20 XML files into place, or wrap the deflated ones in the two zips.
+
+    The other format of the same files is removed, so a landing folder never holds the
+    same sample twice.
+    """
+    home: dict[int, str] = {}  # member index -> zip holding it
+    if tasks[0].compress:
+        when = dt.datetime.combine(extract_date, dt.time(3, 11, 13))
+        for zip_name, indexes in ABR_ZIPS:
+            entries = [
+                DeflatedMember(
+                    name=members[i],
+                    data_path=tasks[i].abr_path,
+                    crc32=results[i].crc32,
+                    compressed_size=results[i].abr_stored_bytes,
+                    size=results[i].abr_bytes,
+                )
+                for i in indexes
+            ]
+            write_zip(tmp / zip_name, entries, when)
+            os.replace(tmp / zip_name, abr_dir / zip_name)
+            for i in indexes:
+                home[i] = zip_name
+                (abr_dir / members[i]).unlink(missing_ok=True)
+    else:
+        for i, name in enumerate(members):
+            os.replace(tasks[i].abr_path, abr_dir / name)
+        for zip_name, _ in ABR_ZIPS:
+            (abr_dir / zip_name).unlink(missing_ok=True)
+
+    files: list[SampleFile] = []
+    planted: list[PlantedRow] = []
+    for i, res in enumerate(results):
+        holder = home.get(i)
+        member = members[i] if holder else None
+        rel = f"abr/{holder or members[i]}"
+        display = f"{holder}!{members[i]}" if holder else members[i]
+        files.append(SampleFile(rel, member, res.records))
+        planted += [
+            PlantedRow("abr", display, line, kind, rel, member) for kind, line in res.planted_abr
+        ]
+    return files, planted
+
+
+def _finish_csv(
+    out_dir: Path,
+    tmp: Path,
+    source: str,
+    name: str,
     header: str,
-    parts: list[tuple[Path, int]],
-    stage: str,
+    parts: list[tuple[Path, int, list[tuple[str, int]]]],
     progress: Progress | None,
-) -> None:
-    total = sum(rows for _, rows in parts)
+) -> tuple[SampleFile, list[PlantedRow]]:
+    """BOM and header, then the chunks' parts in order; part lines shift by what precedes."""
+    rel = f"{source}/{name}"
+    total = sum(rows for _, rows, _ in parts)
+    planted: list[PlantedRow] = []
     done = 0
-    with open(target, "wb") as out:
+    with open(tmp / name, "wb") as out:
         out.write(BOM + header.encode("utf-8") + b"\r\n")
-        for path, rows in parts:
+        for path, rows, part_planted in parts:
             with open(path, "rb") as fh:
                 shutil.copyfileobj(fh, out, 1 << 20)
+            # header = line 1, then the rows of the earlier parts
+            planted += [
+                PlantedRow(source, name, 1 + done + line, kind, rel) for kind, line in part_planted
+            ]
             done += rows
             if progress is not None:
-                progress(stage, done, total)
+                progress(source, done, total)
+    os.replace(tmp / name, out_dir / rel)
+    return SampleFile(rel, None, total), planted
 
 
 def write_sample(
@@ -267,84 +328,30 @@ def write_sample(
         n_workers = min(workers or os.cpu_count() or 1, len(tasks))
         results = sorted(_run_tasks(tasks, n_workers, progress), key=lambda r: r.index)
 
-        # ABR: the two download zips, or the 20 plain files.
-        files: list[SampleFile] = []
-        planted: list[PlantedRow] = []
-        member_home: dict[int, str] = {}
-        if compress:
-            when = dt.datetime.combine(extract_date, dt.time(3, 11, 13))
-            for zip_name, indexes in ABR_ZIPS:
-                write_zip(
-                    tmp / zip_name,
-                    [
-                        DeflatedMember(
-                            name=members[i],
-                            data_path=tasks[i].abr_path,
-                            crc32=results[i].crc32,
-                            compressed_size=results[i].abr_stored_bytes,
-                            size=results[i].abr_bytes,
-                        )
-                        for i in indexes
-                    ],
-                    when,
-                )
-                os.replace(tmp / zip_name, abr_dir / zip_name)
-                for i in indexes:
-                    member_home[i] = zip_name
-                    (abr_dir / members[i]).unlink(missing_ok=True)  # same sample, as xml
-        else:
-            for i, member in enumerate(members):
-                os.replace(tasks[i].abr_path, abr_dir / member)
-            for zip_name, _ in ABR_ZIPS:
-                (abr_dir / zip_name).unlink(missing_ok=True)  # same sample, zipped
-        for i, res in enumerate(results):
-            home = member_home.get(i)
-            rel = f"abr/{home}" if home else f"abr/{members[i]}"
-            member = members[i] if home else None
-            display = f"{home}!{members[i]}" if home else members[i]
-            files.append(SampleFile(rel, member, res.records))
-            planted += [
-                PlantedRow("abr", display, line, kind, rel, member)
-                for kind, line in res.planted_abr
-            ]
-
-        # ASIC CSVs: header, then the parts in chunk order; part lines shift by the rows
-        # before them plus the header line.
-        for source, name, header, rows_of, planted_of, part_of in (
+        files, planted = _finish_abr(abr_dir, tmp, members, tasks, results, extract_date)
+        for source, name, header, parts in (
             (
                 "asic_companies",
                 company_name,
                 COMPANY_HEADER,
-                lambda r: r.company_rows,
-                lambda r: r.planted_company,
-                lambda t: t.company_part,
+                [
+                    (t.company_part, r.company_rows, r.planted_company)
+                    for t, r in zip(tasks, results, strict=True)
+                ],
             ),
             (
                 "asic_business_names",
                 bn_name,
                 BUSINESS_NAME_HEADER,
-                lambda r: r.business_name_rows,
-                lambda r: r.planted_business_name,
-                lambda t: t.business_name_part,
+                [
+                    (t.business_name_part, r.business_name_rows, r.planted_business_name)
+                    for t, r in zip(tasks, results, strict=True)
+                ],
             ),
         ):
-            rel = f"{source}/{name}"
-            _join_csv(
-                tmp / name,
-                header,
-                [(part_of(t), rows_of(r)) for t, r in zip(tasks, results, strict=True)],
-                source,
-                progress,
-            )
-            os.replace(tmp / name, out_dir / rel)
-            offset = 1
-            for res in results:
-                planted += [
-                    PlantedRow(source, name, offset + line, kind, rel)
-                    for kind, line in planted_of(res)
-                ]
-                offset += rows_of(res)
-            files.append(SampleFile(rel, None, offset - 1))
+            csv_file, csv_planted = _finish_csv(out_dir, tmp, source, name, header, parts, progress)
+            files.append(csv_file)
+            planted += csv_planted
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -82,6 +82,19 @@ def quote_table(name: str) -> str:
     return ".".join(quote_identifier(part) for part in name.split("."))
 
 
+def check_names(checks: TableChecks) -> list[str]:
+    """The names :func:`run_checks` reports for ``checks``, in order (for declaring them up front,
+    e.g. as Dagster asset checks)."""
+    wanted = {
+        NOT_EMPTY: True,
+        KEY_UNIQUE: bool(checks.key),
+        ABN_CHECK_DIGITS: bool(checks.abn_columns),
+        ACN_CHECK_DIGITS: bool(checks.acn_columns),
+        ROW_COUNT_DRIFT: True,
+    }
+    return [name for name in CHECK_ORDER if wanted[name]]
+
+
 def run_checks(
     con: duckdb.DuckDBPyConnection,
     physical_table: str,
@@ -322,16 +335,3 @@ def dq_report(con: duckdb.DuckDBPyConnection, load_id: str) -> list[dict[str, An
         entry["detail"] = json.loads(entry["detail"]) if entry["detail"] else None
         report.append(entry)
     return report
-
-
-def check_names(checks: TableChecks) -> list[str]:
-    """The checks :func:`run_checks` evaluates for a table, in order (for declaring them)."""
-    names = [NOT_EMPTY]
-    if checks.key:
-        names.append(KEY_UNIQUE)
-    if checks.abn_columns:
-        names.append(ABN_CHECK_DIGITS)
-    if checks.acn_columns:
-        names.append(ACN_CHECK_DIGITS)
-    names.append(ROW_COUNT_DRIFT)
-    return names

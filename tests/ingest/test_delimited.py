@@ -120,10 +120,20 @@ def test_lone_carriage_return_is_data_and_line_numbers_hold(tmp_path: Path) -> N
         + b"\r\nA\t\t01/01/2020\tbefore\rafter\r\n"
         + b"B\t\t01/01/2020\tx\r\n"
         + b"C\t\tnot a date\tx\r\n"
+        + b"D\tshort\r\n"
+        + b"\r\n"
+        + b"E\t\t01/01/2020\tend\r"
     )
     batch = read_all(write(tmp_path, content))
-    assert rows(batch, "name", "note", "source_line") == [("A", "before\rafter", 2), ("B", "x", 3)]
-    assert [(q.line, q.raw) for q in batch.quarantine] == [(4, "C\t\tnot a date\tx")]
+    assert rows(batch, "name", "note", "source_line") == [
+        ("A", "before\rafter", 2),
+        ("B", "x", 3),
+        ("E", "end", 7),
+    ]
+    assert [(q.line, q.raw) for q in batch.quarantine] == [
+        (4, "C\t\tnot a date\tx"),
+        (5, "D\tshort"),
+    ]
 
 
 def test_last_line_without_newline_is_read(tmp_path: Path) -> None:

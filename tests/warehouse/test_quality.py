@@ -16,6 +16,7 @@ from pipelines.warehouse.quality import (
     CheckOutcome,
     TableChecks,
     all_passed,
+    check_names,
     dq_report,
     quote_table,
     record_outcomes,
@@ -102,6 +103,24 @@ def test_checks_without_key_or_identifier_columns_are_not_run(
         con, STAGING, TableChecks(table="raw.companies", key=()), previous_rows=None, max_drift=0
     )
     assert [o.name for o in outcomes] == ["not_empty", "row_count_drift"]
+
+
+@pytest.mark.parametrize(
+    "checks",
+    [
+        CHECKS,
+        TableChecks(table="raw.abr__abns", key=("abn",), abn_columns=("abn",)),
+        TableChecks(table="raw.asic__business_names", key=(), abn_columns=("abn",)),
+        TableChecks(table="raw.x", key=(), acn_columns=("acn",)),
+        TableChecks(table="raw.x", key=()),
+    ],
+)
+def test_check_names_declares_exactly_the_checks_run_checks_reports(
+    con: duckdb.DuckDBPyConnection, checks: TableChecks
+) -> None:
+    load(con, good_rows())
+    outcomes = run_checks(con, STAGING, checks, previous_rows=4, max_drift=0.25)
+    assert check_names(checks) == [o.name for o in outcomes]
 
 
 # --- not_empty -------------------------------------------------------------------------------

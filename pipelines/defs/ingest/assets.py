@@ -12,7 +12,8 @@ import dagster as dg
 
 from pipelines.ingest.sources import SOURCES, RawTable, Source
 from pipelines.warehouse.connection import warehouse
-from pipelines.warehouse.loader import LoadError, LoadResult, load_source
+from pipelines.progress import Progress
+from pipelines.warehouse.loader import LoadError, LoadResult, ProgressFn, load_source
 from pipelines.warehouse.quality import check_names
 
 from ..resources import BvsResource
@@ -72,11 +73,16 @@ def _check_results(source: Source, result: LoadResult) -> dict[str, list[dg.Asse
     return by_table
 
 
-def _progress_logger(context: dg.AssetExecutionContext) -> callable:  # type: ignore[valid-type]
+def _progress_logger(context: dg.AssetExecutionContext, source: Source) -> ProgressFn:
+    """Progress into the run's log every 10 s, and live on a terminal (silent in CI)."""
     started = time.monotonic()
     last = [0.0]
+    terminal = Progress(f"ingest {source.name}")
 
     def report(file: str, records: int, files_done: int, files: int) -> None:
+        terminal.update(file, records, files=f"{files_done}/{files}")
+        if files_done == files:
+            terminal.done()
         now = time.monotonic()
         if now - last[0] >= 10 or files_done == files:
             last[0] = now
@@ -109,7 +115,7 @@ def build_ingest_asset(source: Source) -> dg.AssetsDefinition:
         settings = bvs.settings()
         with warehouse(settings) as con:
             try:
-                result = load_source(con, source, settings, progress=_progress_logger(context))
+                result = load_source(con, source, settings, progress=_progress_logger(context, source))
             except LoadError as exc:
                 raise dg.Failure(description=str(exc), metadata={"source": source.name}) from exc
         if result.status == "not_loaded":

@@ -1,0 +1,61 @@
+# BVS: the front door. `make help` lists the targets.
+# A fresh machine needs only Python 3.11: the first target that needs the environment
+# installs uv into .tools/ and the locked dependencies into .venv/.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+TOOLS := .tools
+UV := $(TOOLS)/bin/uv
+VENV := .venv
+BIN := $(VENV)/bin
+export UV_PYTHON_DOWNLOADS := never
+export DAGSTER_HOME := $(abspath .dagster_home)
+export DAGSTER_DISABLE_TELEMETRY := 1
+export DBT_SEND_ANONYMOUS_USAGE_STATS := false
+export BVS_DATA_DIR ?= $(abspath data)
+export BVS_WAREHOUSE ?= $(BVS_DATA_DIR)/warehouse.duckdb
+
+SCALE ?= 20000
+
+.PHONY: help install prepare sample run dev test bench lint clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+$(UV):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/python -m pip install --quiet --disable-pip-version-check uv==0.13.9
+
+$(VENV)/.installed: $(UV) pyproject.toml uv.lock
+	$(UV) sync --frozen --python $(PYTHON)
+	@touch $@
+
+install: $(VENV)/.installed ## create .venv from uv.lock (run by every target below)
+
+prepare: install ## parse the dbt project (the manifest Dagster loads)
+	$(BIN)/python -c "from pipelines.settings import get_settings; from pipelines.dbt import prepare_manifest; prepare_manifest(get_settings())"
+
+sample: install ## write sample landing data (SCALE ABN records) if the landing folder is empty
+	@if [ -z "$$(ls -A $(BVS_DATA_DIR)/landing 2>/dev/null)" ]; then \
+		$(BIN)/bvs sample --out $(BVS_DATA_DIR)/landing --scale $(SCALE); \
+	else echo "landing folder $(BVS_DATA_DIR)/landing has files: not writing sample data"; fi
+
+run: sample prepare ## sample data if needed, the whole pipeline, the serving snapshot
+	$(BIN)/bvs run
+
+dev: prepare ## the Dagster UI on http://127.0.0.1:3000
+	@mkdir -p $(DAGSTER_HOME)
+	@test -f $(DAGSTER_HOME)/dagster.yaml || printf 'telemetry:\n  enabled: false\nconcurrency:\n  pools:\n    default_limit: 1\n' > $(DAGSTER_HOME)/dagster.yaml
+	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
+
+test: prepare ## the whole test suite
+	$(BIN)/pytest
+
+bench: prepare ## benchmarks (BENCH_RECORDS ABN records, default 2,000,000)
+	$(BIN)/python tests/benchmarks/bench_ingest.py --records $${BENCH_RECORDS:-2000000}
+
+lint: install ## ruff and mypy
+	$(BIN)/ruff check pipelines tests
+	$(BIN)/mypy pipelines
+
+clean: ## remove build output (keeps data/ and .venv/)
+	rm -rf dbt_project/target dbt_project/logs .pytest_cache .ruff_cache .mypy_cache

@@ -1,0 +1,67 @@
+"""Shared fixtures: a private data folder per test, and small landing files in real formats."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from pipelines.identifiers import abn_from_acn, abn_with_check_digits, acn_check_digit
+from pipelines.settings import Settings, get_settings
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """Settings pointing at an empty data folder of this test (never the project's data/)."""
+    data = tmp_path / "data"
+    (data / "landing").mkdir(parents=True)
+    return get_settings(data_dir=data, parse_workers=1, progress=False)
+
+
+def make_acn(n: int) -> str:
+    body = f"{n:08d}"
+    return body + str(acn_check_digit(body))
+
+
+def company_record(n: int, name: str = "ACME PTY LTD", *, trading: Iterable[str] = ()) -> str:
+    acn = make_acn(n)
+    others = "".join(
+        f'<OtherEntity><NonIndividualName type="TRD"><NonIndividualNameText>{t}'
+        "</NonIndividualNameText></NonIndividualName></OtherEntity>"
+        for t in trading
+    )
+    return (
+        f'<ABR recordLastUpdatedDate="20240101" replaced="N"><ABN status="ACT" ABNStatusFromDate="20100101">'
+        f"{abn_from_acn(acn)}</ABN><EntityType><EntityTypeInd>PRV</EntityTypeInd><EntityTypeText>"
+        "Australian Private Company</EntityTypeText></EntityType><MainEntity><NonIndividualName "
+        f'type="MN"><NonIndividualNameText>{name}</NonIndividualNameText></NonIndividualName>'
+        "<BusinessAddress><AddressDetails><State>QLD</State><Postcode>4000</Postcode>"
+        "</AddressDetails></BusinessAddress></MainEntity><ASICNumber ASICNumberType=\"undetermined\">"
+        f'{acn}</ASICNumber><GST status="ACT" GSTStatusFromDate="20100101" />{others}</ABR>'
+    )
+
+
+def individual_record(n: int, given: str = "JANE", family: str = "CITIZEN") -> str:
+    abn = abn_with_check_digits(f"{900000000 + n:09d}")
+    return (
+        f'<ABR recordLastUpdatedDate="20240101" replaced="N"><ABN ABNStatusFromDate="20150101" status="CAN">'
+        f"{abn}</ABN><EntityType><EntityTypeInd>IND</EntityTypeInd><EntityTypeText>Individual/Sole Trader"
+        f'</EntityTypeText></EntityType><LegalEntity><IndividualName type="LGL"><GivenName>{given}'
+        f"</GivenName><FamilyName>{family}</FamilyName></IndividualName><BusinessAddress><AddressDetails>"
+        "<State>NSW</State><Postcode>0000</Postcode></AddressDetails></BusinessAddress></LegalEntity>"
+        '<GST status="NON" GSTStatusFromDate="19000101" /></ABR>'
+    )
+
+
+def abr_file(path: Path, records: list[str], *, declared: int | None = None) -> Path:
+    """An ABR bulk extract file in the real layout: one record per line."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    count = len(records) if declared is None else declared
+    head = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<Transfer><TransferInfo><FileSequenceNumber>1'
+        f"</FileSequenceNumber><RecordCount>{count:010d}</RecordCount><ExtractTime>"
+        "2026-11-18T03:11:13</ExtractTime></TransferInfo>\n"
+    )
+    path.write_text(head + "".join(r + "\n" for r in records) + "</Transfer>\n", encoding="utf-8")
+    return path

@@ -1,0 +1,189 @@
+"""The loader's promises: atomic replace, quarantine, manifest, no-op reloads, failures keep data."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.ingest.sources import SOURCES
+from pipelines.settings import Settings
+from pipelines.warehouse.connection import warehouse
+from pipelines.warehouse.loader import LoadError, load_source
+from tests.conftest import abr_file, company_record, individual_record
+
+ABR = SOURCES["abr"]
+
+
+def _landing(settings: Settings) -> Path:
+    return settings.landing_dir / "abr"
+
+
+def _records(n: int, offset: int = 0) -> list[str]:
+    return [company_record(offset + i, f"COMPANY {offset + i} PTY LTD", trading=[f"SHOP {i}"]) for i in range(n)]
+
+
+def _table(con: duckdb.DuckDBPyConnection, name: str) -> list[tuple]:
+    return con.execute(f"select * exclude (source_file) from {name} order by all").fetchall()
+
+
+def test_load_replaces_tables_and_records_manifest_and_quarantine(settings: Settings) -> None:
+    bad = company_record(999).replace('ABNStatusFromDate="20100101"', 'ABNStatusFromDate="20101340"')
+    abr_file(_landing(settings) / "20261118_Public01.xml", [*_records(3), bad, individual_record(1)])
+    with warehouse(settings) as con:
+        result = load_source(con, ABR, settings)
+        assert result.status == "loaded"
+        assert result.rows == {"abr__abns": 4, "abr__other_names": 3}
+        assert result.quarantined == 1
+        assert con.execute("select count(*) from raw.abr__abns").fetchone() == (4,)
+        file_name, line, reason, raw = con.execute(
+            "select file_name, line, reason, raw from meta.quarantine where source = 'abr'"
+        ).fetchone()
+        assert file_name == "20261118_Public01.xml"
+        assert line == 6  # declaration, TransferInfo, then three good records on lines 3-5
+        assert "ABNStatusFromDate" in reason and "20101340" in raw
+        manifest = con.execute(
+            "select file_name, rows, quarantined, extract_date, declared_records, length(sha256) from meta.manifest"
+        ).fetchall()
+        assert manifest == [("20261118_Public01.xml", 7, 1, __import__("datetime").date(2026, 11, 18), 5, 64)]
+        loads = con.execute("select status, quarantined from meta.loads").fetchall()
+        assert loads == [("loaded", 1)]
+
+
+def test_same_files_again_change_nothing(settings: Settings) -> None:
+    path = abr_file(_landing(settings) / "20261118_Public01.xml", _records(5))
+    with warehouse(settings) as con:
+        first = load_source(con, ABR, settings)
+        before = _table(con, "raw.abr__abns"), con.execute("select count(*) from meta.loads").fetchone()
+        again = load_source(con, ABR, settings)
+        os.utime(path, (1_700_000_000, 1_700_000_000))  # same bytes, new mtime: checksum decides
+        touched = load_source(con, ABR, settings)
+        after = _table(con, "raw.abr__abns"), con.execute("select count(*) from meta.loads").fetchone()
+    assert first.status == "loaded"
+    assert again.status == "unchanged" and touched.status == "unchanged"
+    assert again.load_id == first.load_id
+    assert before == after
+
+
+def test_new_extract_replaces_the_old_one(settings: Settings) -> None:
+    abr_file(_landing(settings) / "20261111_Public01.xml", _records(5))
+    with warehouse(settings) as con:
+        load_source(con, ABR, settings)
+        abr_file(_landing(settings) / "20261118_Public01.xml", _records(6, offset=100))
+        result = load_source(con, ABR, settings)
+        names = {r[0] for r in con.execute("select entity_name from raw.abr__abns").fetchall()}
+    assert result.status == "loaded"
+    assert names == {f"COMPANY {100 + i} PTY LTD" for i in range(6)}  # newest snapshot only
+
+
+def test_unreadable_file_fails_naming_it_and_keeps_previous_data(settings: Settings) -> None:
+    abr_file(_landing(settings) / "20261111_Public01.xml", _records(5))
+    with warehouse(settings) as con:
+        load_source(con, ABR, settings)
+        before = _table(con, "raw.abr__abns")
+        good = abr_file(_landing(settings) / "20261118_Public01.xml", _records(5, offset=50))
+        abr_file(_landing(settings) / "20261118_Public02.xml", _records(5, offset=80))
+        text = (good.parent / "20261118_Public02.xml").read_text()
+        (good.parent / "20261118_Public02.xml").write_text(text[: len(text) // 2])  # truncated
+        with pytest.raises(LoadError, match="20261118_Public02.xml"):
+            load_source(con, ABR, settings)
+        assert _table(con, "raw.abr__abns") == before
+        assert con.execute(
+            "select count(*) from information_schema.tables where table_name like '%__loading'"
+        ).fetchone() == (0,)
+        status, message = con.execute(
+            "select status, message from meta.loads order by started_at desc limit 1"
+        ).fetchone()
+        assert status == "failed" and "truncated" in message
+
+
+def test_blocking_check_failure_keeps_previous_data(settings: Settings) -> None:
+    abr_file(_landing(settings) / "20261111_Public01.xml", _records(4))
+    with warehouse(settings) as con:
+        load_source(con, ABR, settings)
+        before = _table(con, "raw.abr__abns")
+        # the same ABNs in two parts of one extract: keys not unique
+        abr_file(_landing(settings) / "20261118_Public01.xml", _records(4))
+        abr_file(_landing(settings) / "20261118_Public02.xml", _records(4))
+        with pytest.raises(LoadError, match="key_unique"):
+            load_source(con, ABR, settings)
+        assert _table(con, "raw.abr__abns") == before
+        failed = con.execute(
+            "select check_name from meta.dq_results where not passed order by all"
+        ).fetchall()
+        assert ("key_unique",) in failed
+
+
+def test_row_count_drift_beyond_the_bound_is_refused(settings: Settings) -> None:
+    abr_file(_landing(settings) / "20261111_Public01.xml", _records(10))
+    with warehouse(settings) as con:
+        load_source(con, ABR, settings)
+        abr_file(_landing(settings) / "20261118_Public01.xml", _records(4))  # -60 %
+        with pytest.raises(LoadError, match="row_count_drift"):
+            load_source(con, ABR, settings)
+        assert con.execute("select count(*) from raw.abr__abns").fetchone() == (10,)
+        lenient = settings.model_copy(update={"max_row_drift": 0.7})
+        assert load_source(con, ABR, lenient).status == "loaded"
+        assert con.execute("select count(*) from raw.abr__abns").fetchone() == (4,)
+
+
+def test_missing_landing_folder_is_not_loaded_and_tables_exist(settings: Settings) -> None:
+    with warehouse(settings) as con:
+        result = load_source(con, ABR, settings)
+        assert result.status == "not_loaded"
+        assert con.execute("select count(*) from raw.abr__abns").fetchone() == (0,)
+        assert con.execute("select count(*) from meta.loads").fetchone() == (0,)
+
+
+_KILLER = textwrap.dedent(
+    """
+    import dataclasses, os, signal, sys
+    from pipelines.ingest.sources import SOURCES
+    from pipelines.settings import get_settings
+    from pipelines.warehouse.connection import warehouse
+    from pipelines.warehouse.loader import load_source
+
+    source = SOURCES["abr"]
+    def parse_then_die(file, pool):
+        for i, batch in enumerate(source.parse(file, pool)):
+            yield batch
+        if file.name.endswith("Public02.xml"):
+            os.kill(os.getpid(), signal.SIGKILL)  # mid-load: part 1 staged, nothing swapped
+
+    settings = get_settings(data_dir=sys.argv[1], parse_workers=1)
+    with warehouse(settings) as con:
+        load_source(con, dataclasses.replace(source, parse=parse_then_die), settings)
+    """
+)
+
+
+def test_interrupted_load_then_rerun_equals_uninterrupted(settings: Settings, tmp_path: Path) -> None:
+    abr_file(_landing(settings) / "20261111_Public01.xml", _records(12))
+    with warehouse(settings) as con:
+        load_source(con, ABR, settings)
+    abr_file(_landing(settings) / "20261118_Public01.xml", _records(6, offset=10))
+    abr_file(_landing(settings) / "20261118_Public02.xml", _records(6, offset=20))
+    script = tmp_path / "killer.py"
+    script.write_text(_KILLER)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    killed = subprocess.run([sys.executable, str(script), str(settings.data_dir)], env=env, check=False)
+    assert killed.returncode == -9
+    with warehouse(settings, read_only=True) as con:  # the killed load left the old tables
+        assert con.execute("select count(*) from raw.abr__abns").fetchone() == (12,)
+    with warehouse(settings) as con:
+        assert load_source(con, ABR, settings).status == "loaded"
+        interrupted_then_rerun = _table(con, "raw.abr__abns"), _table(con, "raw.abr__other_names")
+
+    clean = settings.model_copy(update={"data_dir": tmp_path / "clean"})
+    (clean.landing_dir / "abr").mkdir(parents=True)
+    for path in (_landing(settings)).glob("20261118_*"):
+        (clean.landing_dir / "abr" / path.name).write_bytes(path.read_bytes())
+    with warehouse(clean) as con:
+        load_source(con, ABR, clean)
+        uninterrupted = _table(con, "raw.abr__abns"), _table(con, "raw.abr__other_names")
+    assert interrupted_then_rerun == uninterrupted
