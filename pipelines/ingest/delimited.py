@@ -365,7 +365,7 @@ def _wrong_width(name: str, line: int, width: int, found: int, raw: str) -> Quar
 def _unquoted_pieces(
     blocks: Iterable[bytes], width: int, delimiter: str, name: str
 ) -> Iterator[_Piece]:
-    line = 2  # the header is line 1
+    line = 1
     for block in blocks:
         if not block:
             continue
@@ -800,7 +800,7 @@ def parse_dates(values: pa.StringArray) -> tuple[pa.Array, Mask]:
     )
     month = np.where(ok, month, 1)
     leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
-    ok &= (day >= 1) & (day <= _DAYS_IN_MONTH[month - 1] + (month == 2))
+    ok &= (day >= 1) & (day <= _DAYS_IN_MONTH[month - 1] + ((month == 2) & leap))
     months_since_epoch = (np.where(ok, year, 1970) - 1970) * 12 + month - 1
     first_of_month = months_since_epoch.astype("datetime64[M]").astype("datetime64[D]")
     n = len(values)
