@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import zipfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -75,7 +76,7 @@ class _ZipErrors(io.RawIOBase):
     def read(self, size: int = -1) -> bytes:
         try:
             return self._raw.read(size)
-        except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
             raise SourceFileError(self._name, f"corrupt zip member: {exc}") from exc
 
     def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]

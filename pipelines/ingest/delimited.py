@@ -365,7 +365,7 @@ def _wrong_width(name: str, line: int, width: int, found: int, raw: str) -> Quar
 def _unquoted_pieces(
     blocks: Iterable[bytes], width: int, delimiter: str, name: str
 ) -> Iterator[_Piece]:
-    line = 1
+    line = 2  # the header is line 1
     for block in blocks:
         if not block:
             continue

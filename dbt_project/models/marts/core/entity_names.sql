@@ -80,7 +80,7 @@ final as (
             when 3 then 'Cancelled'
             when 4 then unknown_bn_status
         end as bn_status,
-        -- concat_ws skips nulls on DuckDB, Spark, Trino, Postgres and Snowflake alike.
+        -- concat_ws skips nulls on DuckDB, Spark, Trino and Postgres (not on Snowflake).
         concat_ws(
             ','
             {%- for source in name_sources %},
