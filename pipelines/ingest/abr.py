@@ -37,6 +37,7 @@ from pipelines.ingest.base import Batch, FileInfo, LandingFile, Quarantined, Sou
 from pipelines.ingest.tables import ABR_ABNS, ABR_OTHER_NAMES
 
 CHUNK_BYTES = 8 * 1024 * 1024
+OUTSIDE_RECORD = "text outside a record"
 _END = b"</ABR>"
 _HEAD_RE = re.compile(rb"<\?xml[^>]*encoding=[\"']([A-Za-z0-9_.-]+)[\"']")
 _ASCII_COMPATIBLE = {
@@ -89,6 +90,11 @@ def iter_chunks(file: LandingFile, chunk_bytes: int = CHUNK_BYTES) -> Iterator[C
     """Cut the file into chunks ending just after a ``</ABR>``; checks the file is complete."""
     with file.open() as fh:
         head = fh.read(chunk_bytes)
+        while b"<Transfer" not in head and len(head) < 65536:  # a tiny chunk size: read on
+            more = fh.read(chunk_bytes)
+            if not more:
+                break
+            head += more
         if not head.strip():
             raise SourceFileError(file.name, "empty file")
         if head.startswith(b"\xef\xbb\xbf"):
@@ -98,7 +104,7 @@ def iter_chunks(file: LandingFile, chunk_bytes: int = CHUNK_BYTES) -> Iterator[C
             raise SourceFileError(
                 file.name, "not an ABR bulk extract (no XML declaration or <Transfer>)"
             )
-        if b"<Transfer" not in head[:4096]:
+        if b"<Transfer" not in head[:65536]:
             raise SourceFileError(file.name, "not an ABR bulk extract (no <Transfer> root element)")
         declared = _HEAD_RE.search(head[:200])
         encoding = declared[1].decode().lower() if declared else "utf-8"
@@ -158,10 +164,15 @@ _NAME_ELEMENT = (
     r'<NonIndividualName type="[^"<]*"><NonIndividualNameText>[^<]*'
     r"</NonIndividualNameText></NonIndividualName>"
 )
-_DGR = rf"<DGR [^<>]*/>|<DGR [^<>]*>(?:{_NAME_ELEMENT})?</DGR>"
+# whole attribute lists, accepted only in the canonical spelling (name="value" pairs)
+_ATTRIBUTES = r'((?: [A-Za-z]+="[^"<>]*")*)'
+_DGR = (
+    rf'<DGR(?: [A-Za-z]+="[^"<>]*")* ?/>|<DGR(?: [A-Za-z]+="[^"<>]*")*>(?:{_NAME_ELEMENT})?</DGR>'
+)
+
 _OTHER_ENTITY = rf"<OtherEntity>{_NAME_ELEMENT}</OtherEntity>"
 _CANONICAL = re.compile(
-    r"<ABR ([^<>]*)><ABN ([^<>]*)>([^<]*)</ABN>"
+    rf"<ABR{_ATTRIBUTES}><ABN{_ATTRIBUTES}>([^<]*)</ABN>"
     r"<EntityType><EntityTypeInd>([^<]*)</EntityTypeInd>"
     r"<EntityTypeText>([^<]*)</EntityTypeText></EntityType>"
     r"(?:<MainEntity><NonIndividualName type=\"MN\">"
@@ -171,8 +182,8 @@ _CANONICAL = re.compile(
     r"<FamilyName>([^<]*)</FamilyName></IndividualName>)"
     rf"<BusinessAddress><AddressDetails>{_optional_text('State')}{_optional_text('Postcode')}"
     r"</AddressDetails></BusinessAddress></(?:MainEntity|LegalEntity)>"
-    r"(?:<ASICNumber ([^<>]*?) ?/>|<ASICNumber ([^<>]*)>([^<]*)</ASICNumber>)?"
-    r"(?:<GST ([^<>]*?) ?/>)?"
+    rf"(?:<ASICNumber{_ATTRIBUTES} ?/>|<ASICNumber{_ATTRIBUTES}>([^<]*)</ASICNumber>)?"
+    rf"(?:<GST{_ATTRIBUTES} ?/>)?"
     rf"((?:{_DGR}|{_OTHER_ENTITY})*)</ABR>"
 )
 _RECORD_START = re.compile(rb"<ABR[\s>/]")
@@ -211,10 +222,14 @@ def _others_from_tail(tail: str) -> list[OtherName]:
     return found
 
 
+def _escape(value: str) -> str:
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def _attributes(element: Any) -> str:
     """An element's attributes spelt as in the source (for the shared attribute reader)."""
-    return " ".join(
-        f'{key}="{value.replace("&", "&amp;").replace(chr(34), "&quot;")}"'
+    return "".join(
+        f' {key}="{_escape(value).replace(chr(34), "&quot;")}"'
         for key, value in element.attrib.items()
     )
 
@@ -227,7 +242,8 @@ def _lxml_record(element: Any) -> tuple[Any, ...]:
     """
 
     def text(el: Any) -> str:
-        return el.text.strip() if el is not None and el.text is not None else ""
+        # lxml has decoded the references: escape again, the shared column code decodes once
+        return _escape(el.text.strip()) if el is not None and el.text is not None else ""
 
     groups: list[Any] = [""] * _N_GROUPS
     abn_el = element.find("ABN")
@@ -280,23 +296,31 @@ def _lxml_record(element: Any) -> tuple[Any, ...]:
     return tuple(groups)
 
 
+_RECORD_START_TEXT = re.compile(r"<ABR[\s>/]")
+
+
 def _slow_piece(piece: str, line: int) -> Iterator[tuple[int, str, tuple[Any, ...] | Exception]]:
-    """Parse a piece holding one or more records with lxml: (line, raw, groups | error)."""
-    start = piece.find("<ABR")
-    body = piece[start:] + "</ABR>"
-    first_line = line + piece.count("\n", 0, start)
+    """Parse a piece holding one or more records with lxml: (line, raw, groups | error).
+
+    Lines and raw text come from where each ``<ABR`` starts in the landed text (lxml's
+    ``sourceline`` points at the end of a start tag, and its text is re-serialised).
+    """
+    starts = [m.start() for m in _RECORD_START_TEXT.finditer(piece)] or [piece.find("<ABR")]
+    lines = [line + piece.count("\n", 0, start) for start in starts]
+    raws = [piece[a:b].rstrip() for a, b in zip(starts, starts[1:], strict=False)]
+    raws.append(piece[starts[-1] :] + "</ABR>")
+    body = piece[starts[0] :] + "</ABR>"
     try:
         root = etree.fromstring(("<Transfer>" + body + "</Transfer>").encode("utf-8"))
     except etree.XMLSyntaxError as exc:
-        yield first_line, body, ValueError(f"malformed XML: {exc.msg}")
+        yield lines[0], body, ValueError(f"malformed XML: {exc.msg}")
         return
-    for element in root.iter("ABR"):
-        rec_line = first_line + (element.sourceline or 1) - 1
-        raw = etree.tostring(element, encoding="unicode")
+    for index, element in enumerate(root.iter("ABR")):
+        at = min(index, len(starts) - 1)
         try:
-            yield rec_line, raw, _lxml_record(element)
+            yield lines[at], raws[at], _lxml_record(element)
         except ValueError as exc:
-            yield rec_line, raw, exc
+            yield lines[at], raws[at], exc
 
 
 def parse_chunk(chunk: Chunk) -> Batch:
@@ -328,7 +352,7 @@ def parse_chunk(chunk: Chunk) -> Batch:
             if start < 0:
                 if piece.strip() and not piece.strip().startswith("<Transfer"):
                     quarantine.append(
-                        Quarantined.of(chunk.file, line, "text outside a record", piece.strip())
+                        Quarantined.of(chunk.file, line, OUTSIDE_RECORD, piece.strip())
                     )
                 line += piece.count("\n")
                 continue
@@ -404,6 +428,7 @@ def _strings(values: Any, *, unescape: bool = False) -> pa.Array:
     array = pa.array(values, type=pa.string())
     if unescape:
         array = _unescape_array(array)
+    array = pc.utf8_trim_whitespace(array)
     return pc.if_else(pc.equal(array, ""), _EMPTY, array)
 
 
@@ -593,7 +618,9 @@ def parse(
     else:
         results = _ordered_parallel(executor, iter_chunks(file), prefetch)
     for batch in results:
-        parsed += batch.tables["abns"].num_rows + len(batch.quarantine)
+        parsed += batch.tables["abns"].num_rows + sum(
+            1 for q in batch.quarantine if q.reason != OUTSIDE_RECORD
+        )
         yield batch
     if info.declared_records is not None and parsed != info.declared_records:
         raise SourceFileError(
