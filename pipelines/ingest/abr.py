@@ -152,27 +152,30 @@ def _unescape(value: str) -> str:
     return _XML_ENTITIES.sub(_entity, value) if "&" in value else value
 
 
-# The publisher's canonical spelling of one record, as one regular expression. Attributes
-# are captured whole and read afterwards (vectorised), so their order does not matter. A
-# record that does not match (other whitespace, quotes, element order, comments…) is
-# parsed by lxml instead: this is a speed path, not a rule about the format.
+# The publisher's canonical spelling of one record, as one regular expression (attribute
+# pairs in either order). A record that does not match (other whitespace, quotes, element
+# order, extra attributes, comments…) is parsed by lxml instead: this is a speed path, not
+# a rule about the format.
 def _optional_text(tag: str) -> str:
     return rf"(?:<{tag}>([^<]*)</{tag}>|<{tag} ?/>)"
+
+
+def _pair(a: str, b: str) -> str:
+    """Two double-quoted attributes in either order (4 groups: a, b, then b, a)."""
+    return rf'(?:{a}="([^"<>]*)" {b}="([^"<>]*)"|{b}="([^"<>]*)" {a}="([^"<>]*)")'
 
 
 _NAME_ELEMENT = (
     r'<NonIndividualName type="[^"<]*"><NonIndividualNameText>[^<]*'
     r"</NonIndividualNameText></NonIndividualName>"
 )
-# whole attribute lists, accepted only in the canonical spelling (name="value" pairs)
-_ATTRIBUTES = r'((?: [A-Za-z]+="[^"<>]*")*)'
 _DGR = (
     rf'<DGR(?: [A-Za-z]+="[^"<>]*")* ?/>|<DGR(?: [A-Za-z]+="[^"<>]*")*>(?:{_NAME_ELEMENT})?</DGR>'
 )
-
 _OTHER_ENTITY = rf"<OtherEntity>{_NAME_ELEMENT}</OtherEntity>"
 _CANONICAL = re.compile(
-    rf"<ABR{_ATTRIBUTES}><ABN{_ATTRIBUTES}>([^<]*)</ABN>"
+    rf"<ABR {_pair('recordLastUpdatedDate', 'replaced')}>"
+    rf"<ABN {_pair('status', 'ABNStatusFromDate')}>([^<]*)</ABN>"
     r"<EntityType><EntityTypeInd>([^<]*)</EntityTypeInd>"
     r"<EntityTypeText>([^<]*)</EntityTypeText></EntityType>"
     r"(?:<MainEntity><NonIndividualName type=\"MN\">"
@@ -182,8 +185,9 @@ _CANONICAL = re.compile(
     r"<FamilyName>([^<]*)</FamilyName></IndividualName>)"
     rf"<BusinessAddress><AddressDetails>{_optional_text('State')}{_optional_text('Postcode')}"
     r"</AddressDetails></BusinessAddress></(?:MainEntity|LegalEntity)>"
-    rf"(?:<ASICNumber{_ATTRIBUTES} ?/>|<ASICNumber{_ATTRIBUTES}>([^<]*)</ASICNumber>)?"
-    rf"(?:<GST{_ATTRIBUTES} ?/>)?"
+    r"(?:<ASICNumber ASICNumberType=\"([^\"<>]*)\">([^<]*)</ASICNumber>"
+    r"|<ASICNumber ASICNumberType=\"([^\"<>]*)\" ?/>)?"
+    rf"(?:<GST {_pair('status', 'GSTStatusFromDate')} ?/>)?"
     rf"((?:{_DGR}|{_OTHER_ENTITY})*)</ABR>"
 )
 _RECORD_START = re.compile(rb"<ABR[\s>/]")
@@ -196,10 +200,13 @@ _OTHER = re.compile(
 _OTHER_OR_SEPARATOR = re.compile("(\x1e)|" + _OTHER.pattern)
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
 # group numbers in _CANONICAL
-_G_ABR_ATTRS, _G_ABN_ATTRS, _G_ABN, _G_TYPE, _G_TYPE_TEXT, _G_MAIN_NAME, _G_LEGAL = range(7)
-_G_TITLE, _G_GIVEN, _G_GIVEN2, _G_FAMILY, _G_STATE, _G_POSTCODE = range(7, 13)
-_G_ASIC_EMPTY_ATTRS, _G_ASIC_ATTRS, _G_ASIC, _G_GST_ATTRS, _G_TAIL = range(13, 18)
-_N_GROUPS = 18
+_G_UPDATED, _G_REPLACED, _G_REPLACED2, _G_UPDATED2 = 0, 1, 2, 3
+_G_STATUS, _G_FROM, _G_FROM2, _G_STATUS2 = 4, 5, 6, 7
+_G_ABN, _G_TYPE, _G_TYPE_TEXT, _G_MAIN_NAME, _G_LEGAL = 8, 9, 10, 11, 12
+_G_TITLE, _G_GIVEN, _G_GIVEN2, _G_FAMILY, _G_STATE, _G_POSTCODE = 13, 14, 15, 16, 17, 18
+_G_ASIC_TYPE, _G_ASIC, _G_ASIC_TYPE2 = 19, 20, 21
+_G_GST_STATUS, _G_GST_FROM, _G_GST_FROM2, _G_GST_STATUS2, _G_TAIL = 22, 23, 24, 25, 26
+_N_GROUPS = 27
 
 OtherName = tuple[str, str, str | None, str | None]  # (type, name, dgr status, dgr from date)
 
@@ -226,12 +233,8 @@ def _escape(value: str) -> str:
     return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _attributes(element: Any) -> str:
-    """An element's attributes spelt as in the source (for the shared attribute reader)."""
-    return "".join(
-        f' {key}="{_escape(value).replace(chr(34), "&quot;")}"'
-        for key, value in element.attrib.items()
-    )
+def _attr_text(element: Any, name: str) -> str:
+    return _escape(element.get(name, "")).replace('"', "&quot;")
 
 
 def _lxml_record(element: Any) -> tuple[Any, ...]:
@@ -249,8 +252,10 @@ def _lxml_record(element: Any) -> tuple[Any, ...]:
     abn_el = element.find("ABN")
     if abn_el is None:
         raise ValueError("record has no <ABN> element")
-    groups[_G_ABR_ATTRS] = _attributes(element)
-    groups[_G_ABN_ATTRS] = _attributes(abn_el)
+    groups[_G_UPDATED] = _attr_text(element, "recordLastUpdatedDate")
+    groups[_G_REPLACED] = _attr_text(element, "replaced")
+    groups[_G_STATUS] = _attr_text(abn_el, "status")
+    groups[_G_FROM] = _attr_text(abn_el, "ABNStatusFromDate")
     groups[_G_ABN] = text(abn_el)
     type_el = element.find("EntityType")
     groups[_G_TYPE] = text(type_el.find("EntityTypeInd")) if type_el is not None else ""
@@ -278,11 +283,12 @@ def _lxml_record(element: Any) -> tuple[Any, ...]:
         groups[_G_POSTCODE] = text(address.find("Postcode"))
     asic = element.find("ASICNumber")
     if asic is not None:
-        groups[_G_ASIC_ATTRS] = _attributes(asic)
+        groups[_G_ASIC_TYPE] = _attr_text(asic, "ASICNumberType")
         groups[_G_ASIC] = text(asic)
     gst = element.find("GST")
     if gst is not None:
-        groups[_G_GST_ATTRS] = _attributes(gst)
+        groups[_G_GST_STATUS] = _attr_text(gst, "status")
+        groups[_G_GST_FROM] = _attr_text(gst, "GSTStatusFromDate")
     others: list[OtherName] = []
     for dgr in element.findall("DGR"):
         fund = text(dgr.find("NonIndividualName/NonIndividualNameText"))
@@ -330,7 +336,8 @@ def parse_chunk(chunk: Chunk) -> Batch:
     quarantine: list[Quarantined] = []
     data = chunk.data
     first = data.find(b"<ABR")
-    canonical = first >= 0 and len(matches) == text.count("<ABR") == text.count("</ABR>")
+    # matches are disjoint and none can hold a second "<ABR": equal counts = all canonical
+    canonical = first >= 0 and len(matches) == data.count(b"<ABR")
     starts: list[int] = []
     raws: list[str] | None = None
     if canonical and data.count(b"\n", first) == data.count(b"\n<ABR", first) == len(matches) - 1:
@@ -423,12 +430,13 @@ def _unescape_array(array: pa.Array) -> pa.Array:
 _REFERENCES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), ("&amp;", "&"))
 
 
-def _strings(values: Any, *, unescape: bool = False) -> pa.Array:
-    """A string column with '' as null (and XML references resolved where asked)."""
+def _strings(values: Any, *, unescape: bool = False, trim: bool = True) -> pa.Array:
+    """A string column with '' as null (XML references resolved, whitespace trimmed)."""
     array = pa.array(values, type=pa.string())
     if unescape:
         array = _unescape_array(array)
-    array = pc.utf8_trim_whitespace(array)
+    if trim:
+        array = pc.utf8_trim_whitespace(array)
     return pc.if_else(pc.equal(array, ""), _EMPTY, array)
 
 
@@ -452,24 +460,26 @@ def _constant(value: str, n: int) -> pa.Array:
     )
 
 
-def _attribute(attributes: pa.Array, name: str) -> pa.Array:
-    """Value of attribute ``name`` in each whole-attributes string (null where absent)."""
-    found = pc.extract_regex(attributes, rf'(?:^|\s){name}="(?P<v>[^"]*)"')
-    return _unescape_array(pc.struct_field(found, [0]))
-
-
 def _to_batch(
     file: str,
     matches: list[tuple[Any, ...]],
     lines: list[int],
     raw_of: Any,
     quarantine: list[Quarantined],
+    *,
+    trim: bool = True,
 ) -> Batch:
     n = len(matches)
     groups: list[Any] = list(zip(*matches, strict=True)) if n else [()] * _N_GROUPS
-    g = [_strings(groups[i], unescape=i in _UNESCAPED) for i in range(_N_GROUPS - 1)]
-    abr_attrs, abn_attrs, gst_attrs = g[_G_ABR_ATTRS], g[_G_ABN_ATTRS], g[_G_GST_ATTRS]
-    asic_attrs = pc.coalesce(g[_G_ASIC_ATTRS], g[_G_ASIC_EMPTY_ATTRS])
+    g: list[pa.Array] = []
+    for i in range(_N_GROUPS - 1):
+        if any(groups[i]):  # alternates of attribute pairs are usually all empty
+            g.append(_strings(groups[i], unescape=i in _UNESCAPED, trim=trim))
+        else:
+            g.append(pa.nulls(n, pa.string()))
+
+    def pick(first: int, second: int) -> pa.Array:
+        return pc.coalesce(g[first], g[second]) if g[second].null_count < n else g[first]
 
     abn = g[_G_ABN]
     is_individual = pc.equal(pa.array(groups[_G_LEGAL], type=pa.string()), "<")
@@ -489,12 +499,12 @@ def _to_batch(
     for i in np.flatnonzero(~_abn_valid_mask(abn)):
         reasons[int(i)] = f"invalid ABN {abn[int(i)].as_py()!r} (check digits)"
     dates: dict[str, pa.Array] = {}
-    for column, attribute, attributes in (
-        ("abn_status_from_date", "ABNStatusFromDate", abn_attrs),
-        ("record_last_updated_date", "recordLastUpdatedDate", abr_attrs),
-        ("gst_status_from_date", "GSTStatusFromDate", gst_attrs),
+    for column, attribute, first, second in (
+        ("abn_status_from_date", "ABNStatusFromDate", _G_FROM, _G_FROM2),
+        ("record_last_updated_date", "recordLastUpdatedDate", _G_UPDATED, _G_UPDATED2),
+        ("gst_status_from_date", "GSTStatusFromDate", _G_GST_FROM, _G_GST_FROM2),
     ):
-        raw_dates = _attribute(attributes, attribute)
+        raw_dates = pick(first, second)
         dates[column], bad = _dates(raw_dates)
         for i in np.flatnonzero(bad):
             reasons.setdefault(int(i), f"invalid date {attribute}={raw_dates[int(i)].as_py()!r}")
@@ -505,10 +515,10 @@ def _to_batch(
 
     columns = {
         "abn": abn,
-        "abn_status": _attribute(abn_attrs, "status"),
+        "abn_status": pick(_G_STATUS, _G_STATUS2),
         "abn_status_from_date": dates["abn_status_from_date"],
         "record_last_updated_date": dates["record_last_updated_date"],
-        "replaced": _attribute(abr_attrs, "replaced"),
+        "replaced": pick(_G_REPLACED, _G_REPLACED2),
         "entity_type_code": g[_G_TYPE],
         "entity_type_text": g[_G_TYPE_TEXT],
         "is_individual": is_individual,
@@ -520,8 +530,8 @@ def _to_batch(
         "state": g[_G_STATE],
         "postcode": g[_G_POSTCODE],
         "asic_number": g[_G_ASIC],
-        "asic_number_type": _attribute(asic_attrs, "ASICNumberType"),
-        "gst_status": _attribute(gst_attrs, "status"),
+        "asic_number_type": pick(_G_ASIC_TYPE, _G_ASIC_TYPE2),
+        "gst_status": pick(_G_GST_STATUS, _G_GST_STATUS2),
         "gst_status_from_date": dates["gst_status_from_date"],
         "source_file": _constant(file, n),
         "source_line": pa.array(lines, type=pa.int64()),
