@@ -54,8 +54,7 @@ def ensure_dagster_home() -> Path:
     config = home / "dagster.yaml"
     if not config.exists():
         config.write_text(
-            "telemetry:\n  enabled: false\n"
-            "concurrency:\n  pools:\n    default_limit: 1\n"
+            "telemetry:\n  enabled: false\nconcurrency:\n  pools:\n    default_limit: 1\n"
         )
     os.environ["DAGSTER_HOME"] = str(home)
     os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
@@ -78,7 +77,9 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 
     graph = defs.resolve_asset_graph()
     assets = list(defs.assets or [])
-    selection = dg.AssetSelection.from_string(args.select) if args.select else dg.AssetSelection.all()
+    selection = (
+        dg.AssetSelection.from_string(args.select) if args.select else dg.AssetSelection.all()
+    )
     selected = selection.resolve(graph)
     if not selected:
         print(f"bvs run: the selection {args.select!r} matches no asset", file=sys.stderr)
@@ -88,8 +89,10 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         assets,
         selection=selection,
         instance=dg.DagsterInstance.get(),
-        resources={"bvs": BvsResource(data_dir=str(settings.data_dir), as_of=as_of.isoformat()),
-                   "dbt": dbt_resource()},
+        resources={
+            "bvs": BvsResource(data_dir=str(settings.data_dir), as_of=as_of.isoformat()),
+            "dbt": dbt_resource(),
+        },
         raise_on_error=False,
         run_config={"loggers": {"console": {"config": {"log_level": args.log_level}}}},
         tags={"bvs/as_of": as_of.isoformat(), "bvs/trigger": "cli"},
@@ -107,7 +110,9 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
                 data = getattr(event.event_specific_data, "error", None)
                 if data is not None:
                     print(f"    {data.message.strip()}", file=sys.stderr)
-        print("  the previous tables and the previous serving snapshot are unchanged", file=sys.stderr)
+        print(
+            "  the previous tables and the previous serving snapshot are unchanged", file=sys.stderr
+        )
         return 1
     _print_summary(settings, published="serving/snapshot" in materialized)
     return 0
@@ -160,16 +165,24 @@ def build_parser() -> argparse.ArgumentParser:
     sample.add_argument("--out", help="landing folder to write (default: $BVS_DATA_DIR/landing)")
     sample.add_argument("--scale", type=int, default=10_000, help="number of ABN records")
     sample.add_argument("--seed", type=int, default=1, help="same seed, same files")
-    sample.add_argument("--abr-format", choices=("zip", "xml"), default="zip",
-                        help="the ABR extract as the two download zips (default) or 20 XML files")
+    sample.add_argument(
+        "--abr-format",
+        choices=("zip", "xml"),
+        default="zip",
+        help="the ABR extract as the two download zips (default) or 20 XML files",
+    )
     sample.add_argument("--extract-date", type=_date, help="extract date (default: fixed)")
     sample.set_defaults(func=cmd_sample)
 
     run = sub.add_parser("run", help="materialise the pipeline in-process and publish a snapshot")
     run.add_argument("--as-of", type=_date, help="'today' for age rules (default: Brisbane date)")
     run.add_argument("--select", help="Dagster asset selection, e.g. 'group:ingest' or 'key:raw/*'")
-    run.add_argument("--log-level", default="WARNING", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-                     help="Dagster console log level (default WARNING; every event is in the UI)")
+    run.add_argument(
+        "--log-level",
+        default="WARNING",
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+        help="Dagster console log level (default WARNING; every event is in the UI)",
+    )
     run.set_defaults(func=cmd_run)
 
     status = sub.add_parser("status", help="sources loaded, the current snapshot, what is stale")

@@ -51,16 +51,28 @@ def prepare_manifest(settings: Settings, *, force: bool = False) -> Path:
         newest = max(
             p.stat().st_mtime
             for p in settings.dbt_project_dir.rglob("*")
-            if p.is_file() and p.suffix in {".sql", ".yml", ".yaml", ".csv"}
-            and "target" not in p.parts and "logs" not in p.parts
+            if p.is_file()
+            and p.suffix in {".sql", ".yml", ".yaml", ".csv"}
+            and "target" not in p.parts
+            and "logs" not in p.parts
         )
         if manifest.stat().st_mtime >= newest:
             return manifest
     env = {**os.environ, **dbt_env(settings)}
     completed = subprocess.run(
-        [_dbt_executable(), "parse", "--project-dir", str(settings.dbt_project_dir),
-         "--profiles-dir", str(settings.dbt_project_dir), "--quiet"],
-        env=env, capture_output=True, text=True, check=False,
+        [
+            _dbt_executable(),
+            "parse",
+            "--project-dir",
+            str(settings.dbt_project_dir),
+            "--profiles-dir",
+            str(settings.dbt_project_dir),
+            "--quiet",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if completed.returncode != 0:
         raise RuntimeError(f"dbt parse failed:\n{completed.stdout}\n{completed.stderr}")

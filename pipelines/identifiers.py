@@ -75,8 +75,7 @@ ABN_VALID_SQL = (
 ACN_VALID_SQL = (
     "coalesce(length({col}) = 9 and regexp_full_match({col}, '[0-9]{{9}}') and ((10 - ("
     + " + ".join(
-        f"try_cast(substr({{col}}, {i + 1}, 1) as integer) * {w}"
-        for i, w in enumerate(ACN_WEIGHTS)
+        f"try_cast(substr({{col}}, {i + 1}, 1) as integer) * {w}" for i, w in enumerate(ACN_WEIGHTS)
     )
     + ") % 10) % 10) = try_cast(substr({col}, 9, 1) as integer), false)"
 )

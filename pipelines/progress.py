@@ -17,8 +17,14 @@ def interactive(stream: TextIO = sys.stderr, setting: bool | None = None) -> boo
 class Progress:
     """``update(label, done, total)`` redraws one line at most every ``interval`` seconds."""
 
-    def __init__(self, what: str, *, enabled: bool | None = None, stream: TextIO = sys.stderr,
-                 interval: float = 0.5) -> None:
+    def __init__(
+        self,
+        what: str,
+        *,
+        enabled: bool | None = None,
+        stream: TextIO = sys.stderr,
+        interval: float = 0.5,
+    ) -> None:
         self.what = what
         self.stream = stream
         self.enabled = interactive(stream, enabled)

@@ -25,7 +25,8 @@ class Settings(BaseSettings):
         description="Holds landing/, the warehouse, serving snapshots and API state.",
     )
     warehouse_path: Path | None = Field(
-        default=None, description="The warehouse DuckDB file (default: <data_dir>/warehouse.duckdb)."
+        default=None,
+        description="The warehouse DuckDB file (default: <data_dir>/warehouse.duckdb).",
     )
     dbt_project_dir: Path = Field(default=DBT_PROJECT_DIR)
     # Loads: a load whose row count moves more than this share against the previous

@@ -78,7 +78,9 @@ def collect_status(settings: Settings, *, today: dt.date | None = None) -> dict[
     return status
 
 
-def _loads(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+def _loads(
+    con: duckdb.DuckDBPyConnection,
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
     has_meta = con.execute(
         "select count(*) from information_schema.tables where table_schema = 'meta' and table_name = 'loads'"
     ).fetchone()

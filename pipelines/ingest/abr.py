@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -616,36 +617,51 @@ def _other_names(
 # --------------------------------------------------------------------------------------
 
 
-def parse(
-    file: LandingFile, executor: Executor | None = None, prefetch: int = 4
-) -> Iterator[Batch]:
-    """Stream a file as Arrow batches. With an executor, chunks are parsed in parallel
-    (results still come back in file order, so loads are reproducible)."""
-    info = file_info(file)
-    parsed = 0
-    if executor is None:
-        results: Iterator[Batch] = (parse_chunk(c) for c in iter_chunks(file))
-    else:
-        results = _ordered_parallel(executor, iter_chunks(file), prefetch)
-    for batch in results:
-        parsed += batch.tables["abns"].num_rows + sum(
-            1 for q in batch.quarantine if q.reason != OUTSIDE_RECORD
-        )
+def parse(file: LandingFile, executor: Executor | None = None) -> Iterator[Batch]:
+    """Stream one file as Arrow batches (see :func:`parse_files`)."""
+    for _, batch in parse_files([file], executor):
         yield batch
-    if info.declared_records is not None and parsed != info.declared_records:
-        raise SourceFileError(
-            file.name,
-            f"<RecordCount> declares {info.declared_records} records but the file holds {parsed}",
-        )
 
 
-def _ordered_parallel(
-    executor: Executor, chunks: Iterator[Chunk], prefetch: int
-) -> Iterator[Batch]:
-    pending = []
-    for chunk in chunks:
-        pending.append(executor.submit(parse_chunk, chunk))
-        if len(pending) >= prefetch:
-            yield pending.pop(0).result()
+def parse_files(
+    files: list[LandingFile], executor: Executor | None = None, prefetch: int = 6
+) -> Iterator[tuple[LandingFile, Batch]]:
+    """Stream several files as (file, batch) pairs, in file order.
+
+    With an executor, chunks are parsed in parallel worker processes and the stream of
+    chunks runs across file boundaries, so small files keep every worker busy too. Each
+    file's record count is checked against its ``<RecordCount>`` when its last chunk is in.
+    """
+    pending: deque[tuple[LandingFile, Future[Batch] | Batch | None]] = deque()
+    parsed: dict[LandingFile, int] = {}
+    declared: dict[LandingFile, int | None] = {}
+
+    def settle(
+        file: LandingFile, item: Future[Batch] | Batch | None
+    ) -> Iterator[tuple[LandingFile, Batch]]:
+        if item is None:  # the file's last chunk is in: check its record count
+            expected, found = declared[file], parsed.get(file, 0)
+            if expected is not None and found != expected:
+                raise SourceFileError(
+                    file.name,
+                    f"<RecordCount> declares {expected} records but the file holds {found}",
+                )
+            return
+        batch = item.result() if isinstance(item, Future) else item
+        records = batch.tables["abns"].num_rows
+        records += sum(1 for q in batch.quarantine if q.reason != OUTSIDE_RECORD)
+        parsed[file] = parsed.get(file, 0) + records
+        yield file, batch
+
+    for file in files:
+        declared[file] = file_info(file).declared_records
+        for chunk in iter_chunks(file):
+            work = executor.submit(parse_chunk, chunk) if executor else parse_chunk(chunk)
+            pending.append((file, work))
+            while len(pending) > (prefetch if executor else 0):
+                yield from settle(*pending.popleft())
+        pending.append((file, None))
+        while len(pending) > (prefetch if executor else 0):
+            yield from settle(*pending.popleft())
     while pending:
-        yield pending.pop(0).result()
+        yield from settle(*pending.popleft())

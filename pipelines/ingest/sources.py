@@ -19,7 +19,21 @@ from pipelines.ingest.files import SnapshotKey, dated_name_key
 from pipelines.ingest.tables import ABR_ABNS, ABR_OTHER_NAMES, ASIC_BUSINESS_NAMES, ASIC_COMPANIES
 from pipelines.warehouse.quality import TableChecks
 
-Parser = Callable[[LandingFile, Executor | None], Iterator[Batch]]
+# A parser reads the files of one snapshot in order, yielding (file, batch) pairs.
+Parser = Callable[[list[LandingFile], Executor | None], Iterator[tuple[LandingFile, Batch]]]
+
+
+def each_file(parse_one: Callable[[LandingFile], Iterator[Batch]]) -> Parser:
+    """A parser for sources whose files are read one after another in this process."""
+
+    def parse(
+        files: list[LandingFile], pool: Executor | None
+    ) -> Iterator[tuple[LandingFile, Batch]]:
+        for file in files:
+            for batch in parse_one(file):
+                yield file, batch
+
+    return parse
 
 
 @dataclass(frozen=True)
@@ -71,7 +85,7 @@ SOURCES: dict[str, Source] = {
                     abn_columns=("abn",),
                 ),
             },
-            parse=lambda file, pool: abr.parse(file, executor=pool),
+            parse=abr.parse_files,
             file_info=abr.file_info,
             parallel=True,
             description="ABR ABN Bulk Extract (XML, 20 files, weekly)",
@@ -91,7 +105,7 @@ SOURCES: dict[str, Source] = {
                     acn_columns=("acn",),
                 ),
             },
-            parse=lambda file, pool: asic_companies.parse(file),
+            parse=each_file(asic_companies.parse),
             file_info=asic_companies.file_info,
             refresh_days=7,
             description="ASIC Company Dataset (tab-separated, weekly)",
@@ -109,7 +123,7 @@ SOURCES: dict[str, Source] = {
                     abn_columns=("bn_abn",),
                 ),
             },
-            parse=lambda file, pool: asic_business_names.parse(file),
+            parse=each_file(asic_business_names.parse),
             file_info=asic_business_names.file_info,
             refresh_days=7,
             description="ASIC Business Names Dataset (tab-separated, weekly)",

@@ -86,10 +86,16 @@ class SampleSummary:
     seed: int
     extract_date: dt.date
     files: list[SampleFile]
-    # Per source: rows written, valid rows and what they hold (see planted.json).
-    counts: dict[str, dict[str, int]]
+    # Per source (abr, asic_companies, asic_business_names): rows written, malformed and
+    # valid rows, and what the valid rows hold. Also the "counts" of planted.json.
+    per_source: dict[str, dict[str, int]]
     planted: list[PlantedRow]
     unknown_codes: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Flat view of ``per_source``: "abr.records", "asic_companies.rows", ..."""
+        return {f"{s}.{k}": v for s, counts in self.per_source.items() for k, v in counts.items()}
 
     def planted_for(self, source: str) -> list[PlantedRow]:
         return [p for p in self.planted if p.source == source]
@@ -362,7 +368,7 @@ def write_sample(
         seed=seed,
         extract_date=extract_date,
         files=files,
-        counts=counts,
+        per_source=counts,
         planted=planted,
         unknown_codes={
             "entity_type": list(UNKNOWN_ENTITY_TYPE_CODES),
@@ -424,7 +430,7 @@ def _write_planted_json(path: Path, summary: SampleSummary) -> None:
         "scale": summary.scale,
         "seed": summary.seed,
         "extract_date": summary.extract_date.isoformat(),
-        "counts": summary.counts,
+        "counts": summary.per_source,
         "files": [asdict(f) for f in summary.files],
         "unknown_codes": summary.unknown_codes,
         "planted": [asdict(p) for p in summary.planted],

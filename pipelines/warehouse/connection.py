@@ -34,7 +34,9 @@ def connect(settings: Settings, *, read_only: bool = False) -> duckdb.DuckDBPyCo
 
 
 @contextmanager
-def warehouse(settings: Settings, *, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+def warehouse(
+    settings: Settings, *, read_only: bool = False
+) -> Iterator[duckdb.DuckDBPyConnection]:
     con = connect(settings, read_only=read_only)
     try:
         yield con
@@ -59,5 +61,7 @@ def create_table_sql(qualified_name: str, schema: pa.Schema, *, if_not_exists: b
 
 
 def database_path(con: duckdb.DuckDBPyConnection) -> Path | None:
-    row = con.execute("select path from duckdb_databases() where database_name = current_database()").fetchone()
+    row = con.execute(
+        "select path from duckdb_databases() where database_name = current_database()"
+    ).fetchone()
     return Path(row[0]) if row and row[0] else None

@@ -32,7 +32,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from pipelines.ingest.base import Batch, LandingFile, Quarantined, SourceFileError
+from pipelines.ingest.base import LandingFile, Quarantined, SourceFileError
 from pipelines.ingest.files import checksums, discover
 from pipelines.ingest.sources import Source
 from pipelines.settings import Settings
@@ -150,10 +150,14 @@ def _manifest_quick(con: duckdb.DuckDBPyConnection, load_id: str) -> str:
     return "quick:" + ";".join(parts)
 
 
+# Below this much input, starting worker processes costs more than it saves.
+PARALLEL_MIN_BYTES = 32 * 1024 * 1024
+
+
 @contextmanager
-def _parse_pool(source: Source, settings: Settings) -> Iterator[Executor | None]:
+def _parse_pool(source: Source, settings: Settings, total_bytes: int) -> Iterator[Executor | None]:
     workers = settings.parse_workers or (os.cpu_count() or 1)
-    if not source.parallel or workers < 2:
+    if not source.parallel or workers < 2 or total_bytes < PARALLEL_MIN_BYTES:
         yield None
         return
     context = multiprocessing.get_context("spawn")  # never fork a process holding DuckDB
@@ -258,40 +262,42 @@ def _stage(
     total = 0
     buffers = {key: _Buffer(staging_name(table.name)) for key, table in source.tables.items()}
     quarantine_buffer = _Buffer(quarantine_table)
-    with _parse_pool(source, settings) as pool:
-        for index, file in enumerate(files):
-            info = source.file_info(file)
-            file_rows: dict[str, int] = {}
-            file_quarantined = 0
-            for batch in source.parse(file, pool):
-                for key, table in batch.tables.items():
-                    buffers[key].add(con, table)
-                    file_rows[key] = file_rows.get(key, 0) + table.num_rows
-                if batch.quarantine:
-                    quarantine_buffer.add(con, _quarantine_table(batch.quarantine))
-                    file_quarantined += len(batch.quarantine)
-                total += batch.rows
-                if progress:
-                    progress(file.name, total, index, len(files))
-            for key, rows in file_rows.items():
+    infos = {file: source.file_info(file) for file in files}
+    per_file = {file: {"rows": 0, "quarantined": 0} for file in files}
+    done: set[LandingFile] = set()
+    total_bytes = sum(f.path.stat().st_size for f in {f.path: f for f in files}.values())
+    with _parse_pool(source, settings, total_bytes) as pool:
+        for file, batch in source.parse(files, pool):
+            for key, table in batch.tables.items():
+                buffers[key].add(con, table)
                 name = source.tables[key].name
-                result.rows[name] = result.rows.get(name, 0) + rows
-            result.quarantined += file_quarantined
-            if info.extract_date and (
-                result.extract_date is None or info.extract_date > result.extract_date
-            ):
-                result.extract_date = info.extract_date
-            manifest.append(
-                {
-                    "file": file,
-                    "extract_date": info.extract_date,
-                    "declared_records": info.declared_records,
-                    "rows": sum(file_rows.values()),
-                    "quarantined": file_quarantined,
-                }
-            )
+                result.rows[name] = result.rows.get(name, 0) + table.num_rows
+            per_file[file]["rows"] += batch.rows
+            if batch.quarantine:
+                quarantine_buffer.add(con, _quarantine_table(batch.quarantine))
+                per_file[file]["quarantined"] += len(batch.quarantine)
+                result.quarantined += len(batch.quarantine)
+            total += batch.rows
+            done.add(file)
             if progress:
-                progress(file.name, total, index + 1, len(files))
+                progress(file.name, total, len(done) - 1, len(files))
+    if progress and files:
+        progress(files[-1].name, total, len(files), len(files))
+    for file in files:
+        info = infos[file]
+        if info.extract_date and (
+            result.extract_date is None or info.extract_date > result.extract_date
+        ):
+            result.extract_date = info.extract_date
+        manifest.append(
+            {
+                "file": file,
+                "extract_date": info.extract_date,
+                "declared_records": info.declared_records,
+                "rows": per_file[file]["rows"],
+                "quarantined": per_file[file]["quarantined"],
+            }
+        )
     for buffer in [*buffers.values(), quarantine_buffer]:
         buffer.flush(con)
     for table in source.tables.values():

@@ -227,7 +227,7 @@ def test_abr_identifiers_valid_except_planted_rows(sample: Sample) -> None:
     assert Counter(planted.values()) == Counter(
         {"bad_abn_check_digit": 2, "bad_date": 2, "missing_abn": 2}
     )
-    assert companies == sample.summary.counts["abr"]["companies"]
+    assert companies == sample.summary.per_source["abr"]["companies"]
 
 
 def test_abr_record_shapes(sample: Sample) -> None:
@@ -338,7 +338,7 @@ def test_company_file_format_and_rules(sample: Sample) -> None:
     assert Counter(planted.values()) == Counter(
         {"wrong_field_count": 2, "bad_date": 2, "bad_acn_check_digit": 2}
     )
-    counts = sample.summary.counts["asic_companies"]
+    counts = sample.summary.per_source["asic_companies"]
     assert len(by_acn) == counts["companies"]
     assert 0.15 < len(by_acn) / SCALE < 0.20, "companies are about 17.5% of the ABNs"
     rows = sum(len(v) for v in by_acn.values())
@@ -409,7 +409,7 @@ def test_business_name_file_format_and_rules(sample: Sample) -> None:
     assert set(statuses) == {"Registered", "Cancelled", "Deregistered"}
     assert holders["abr"] > 0.9 * sum(holders.values()) and holders["empty"] and holders["other"]
     rows = sum(holders.values())
-    assert rows == sample.summary.counts["asic_business_names"]["valid_rows"]
+    assert rows == sample.summary.per_source["asic_business_names"]["valid_rows"]
     assert 0.12 < rows / SCALE < 0.21, "about 16.5% of the ABNs"
 
 
@@ -418,12 +418,14 @@ def test_business_name_file_format_and_rules(sample: Sample) -> None:
 
 def test_planted_json_matches_the_summary(sample: Sample) -> None:
     doc = json.loads((sample.root / "_sample" / "planted.json").read_text())
-    assert doc["counts"] == sample.summary.counts
+    assert doc["counts"] == sample.summary.per_source
     assert len(doc["planted"]) == len(sample.summary.planted) == 18
     first = doc["planted"][0]
     assert {"source", "file", "line", "reason_kind"} <= set(first)
     assert doc["counts"]["abr"]["records"] == SCALE
     assert doc["counts"]["abr"]["entities"] == SCALE - 6
+    flat = sample.summary.counts  # what `bvs sample` prints, one int per line
+    assert flat["abr.records"] == SCALE and all(isinstance(v, int) for v in flat.values())
     files = {
         f["path"] + ("!" + f["member"] if f["member"] else ""): f["rows"] for f in doc["files"]
     }
@@ -434,7 +436,7 @@ def test_planted_json_matches_the_summary(sample: Sample) -> None:
 def test_progress_reports_every_stage_to_completion(sample: Sample) -> None:
     last = {stage: (done, total) for stage, done, total in sample.progress}
     assert last["abr"] == (SCALE, SCALE)
-    counts = sample.summary.counts
+    counts = sample.summary.per_source
     assert (
         last["asic_companies"][0] == last["asic_companies"][1] == counts["asic_companies"]["rows"]
     )
@@ -443,7 +445,7 @@ def test_progress_reports_every_stage_to_completion(sample: Sample) -> None:
 
 def test_tiny_scale_and_bad_arguments(tmp_path: Path) -> None:
     tiny = _write(tmp_path / "tiny", scale=5, workers=1, abr_format="xml")
-    assert tiny.summary.counts["abr"]["records"] == 5
+    assert tiny.summary.per_source["abr"]["records"] == 5
     data = (tmp_path / "tiny" / "abr" / "20261118_Public20.xml").read_text()
     assert "<RecordCount>0000000000</RecordCount>" in data
     with pytest.raises(ValueError):

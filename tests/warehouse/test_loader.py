@@ -149,11 +149,11 @@ _KILLER = textwrap.dedent(
     from pipelines.warehouse.loader import load_source
 
     source = SOURCES["abr"]
-    def parse_then_die(file, pool):
-        for i, batch in enumerate(source.parse(file, pool)):
-            yield batch
-        if file.name.endswith("Public02.xml"):
-            os.kill(os.getpid(), signal.SIGKILL)  # mid-load: part 1 staged, nothing swapped
+    def parse_then_die(files, pool):
+        for file, batch in source.parse(files, pool):
+            if file.name.endswith("Public02.xml"):
+                os.kill(os.getpid(), signal.SIGKILL)  # mid-load: part 1 staged, nothing swapped
+            yield file, batch
 
     settings = get_settings(data_dir=sys.argv[1], parse_workers=1)
     with warehouse(settings) as con:

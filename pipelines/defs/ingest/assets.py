@@ -4,15 +4,14 @@ The asset key of a raw table is its warehouse address, ``["raw", <table>]``; dbt
 point at the same keys, so lineage runs from landing files to marts with no hand wiring.
 """
 
-
 import time
 from collections.abc import Iterator
 
 import dagster as dg
 
 from pipelines.ingest.sources import SOURCES, RawTable, Source
-from pipelines.warehouse.connection import warehouse
 from pipelines.progress import Progress
+from pipelines.warehouse.connection import warehouse
 from pipelines.warehouse.loader import LoadError, LoadResult, ProgressFn, load_source
 from pipelines.warehouse.quality import check_names
 
@@ -28,7 +27,9 @@ def raw_key(table: RawTable) -> dg.AssetKey:
 
 def _check_specs(source: Source) -> list[dg.AssetCheckSpec]:
     return [
-        dg.AssetCheckSpec(name, asset=raw_key(table), blocking=True, description=f"{name} ({table.name})")
+        dg.AssetCheckSpec(
+            name, asset=raw_key(table), blocking=True, description=f"{name} ({table.name})"
+        )
         for table in source.tables.values()
         for name in check_names(table.checks)
     ]
@@ -49,14 +50,20 @@ def _check_results(source: Source, result: LoadResult) -> dict[str, list[dg.Asse
                         check_name=name,
                         passed=outcome.passed,
                         severity=dg.AssetCheckSeverity.ERROR,
-                        metadata={"observed": outcome.observed, "expected": outcome.expected,
-                                  "engine": outcome.engine, "detail": outcome.detail},
+                        metadata={
+                            "observed": outcome.observed,
+                            "expected": outcome.expected,
+                            "engine": outcome.engine,
+                            "detail": outcome.detail,
+                        },
                     )
                 )
             elif result.status == "not_loaded" and name == "not_empty":
                 results.append(
                     dg.AssetCheckResult(
-                        asset_key=raw_key(table), check_name=name, passed=False,
+                        asset_key=raw_key(table),
+                        check_name=name,
+                        passed=False,
                         severity=dg.AssetCheckSeverity.WARN,
                         description="source not loaded: its landing folder is empty or missing",
                     )
@@ -64,7 +71,9 @@ def _check_results(source: Source, result: LoadResult) -> dict[str, list[dg.Asse
             else:
                 results.append(
                     dg.AssetCheckResult(
-                        asset_key=raw_key(table), check_name=name, passed=True,
+                        asset_key=raw_key(table),
+                        check_name=name,
+                        passed=True,
                         description=f"{result.status}: {result.message}",
                         metadata={"checked_in_load": result.load_id or ""},
                     )
@@ -87,7 +96,9 @@ def _progress_logger(context: dg.AssetExecutionContext, source: Source) -> Progr
         if now - last[0] >= 10 or files_done == files:
             last[0] = now
             rate = records / max(now - started, 1e-9)
-            context.log.info(f"{file}: {records:,} records ({rate:,.0f}/s), files {files_done}/{files}")
+            context.log.info(
+                f"{file}: {records:,} records ({rate:,.0f}/s), files {files_done}/{files}"
+            )
 
     return report
 
@@ -111,11 +122,15 @@ def build_ingest_asset(source: Source) -> dg.AssetsDefinition:
         pool=POOL,
         description=f"Load {source.description} from landing/{source.folder}/",
     )
-    def _ingest(context: dg.AssetExecutionContext, bvs: BvsResource) -> Iterator[dg.MaterializeResult]:
+    def _ingest(
+        context: dg.AssetExecutionContext, bvs: BvsResource
+    ) -> Iterator[dg.MaterializeResult]:
         settings = bvs.settings()
         with warehouse(settings) as con:
             try:
-                result = load_source(con, source, settings, progress=_progress_logger(context, source))
+                result = load_source(
+                    con, source, settings, progress=_progress_logger(context, source)
+                )
             except LoadError as exc:
                 raise dg.Failure(description=str(exc), metadata={"source": source.name}) from exc
         if result.status == "not_loaded":
@@ -131,7 +146,9 @@ def build_ingest_asset(source: Source) -> dg.AssetsDefinition:
                     "quarantined": dg.MetadataValue.int(result.quarantined),
                     "extract_date": str(result.extract_date or ""),
                     "files": dg.MetadataValue.int(len(result.files)),
-                    "records_per_second": dg.MetadataValue.float(round(result.records_per_second, 1)),
+                    "records_per_second": dg.MetadataValue.float(
+                        round(result.records_per_second, 1)
+                    ),
                     "message": result.message,
                 },
                 check_results=checks[table.name],

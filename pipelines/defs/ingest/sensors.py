@@ -1,6 +1,5 @@
 """Run the pipeline when new files land. Off until turned on in the UI."""
 
-
 import hashlib
 
 import dagster as dg
@@ -39,5 +38,6 @@ def new_landing_files(context: dg.SensorEvaluationContext) -> dg.SensorResult | 
     if fingerprint == context.cursor:
         return dg.SkipReason("no new landing files")
     return dg.SensorResult(
-        run_requests=[dg.RunRequest(run_key=hashlib.sha256(fingerprint.encode()).hexdigest()[:16])], cursor=fingerprint
+        run_requests=[dg.RunRequest(run_key=hashlib.sha256(fingerprint.encode()).hexdigest()[:16])],
+        cursor=fingerprint,
     )

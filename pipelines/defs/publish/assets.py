@@ -1,6 +1,5 @@
 """The serving snapshot: published after the marts build and every blocking check passes."""
 
-
 import dagster as dg
 
 from pipelines.warehouse.connection import warehouse

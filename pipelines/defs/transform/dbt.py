@@ -1,13 +1,18 @@
 """dbt models as Dagster assets. Asset key = warehouse address: ["<schema>", "<model>"]."""
 
-
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
-from dagster_dbt import DagsterDbtTranslator, DagsterDbtTranslatorSettings, DbtCliResource, DbtProject, dbt_assets
+from dagster_dbt import (
+    DagsterDbtTranslator,
+    DagsterDbtTranslatorSettings,
+    DbtCliResource,
+    DbtProject,
+    dbt_assets,
+)
 
 from pipelines.dbt import apply_dbt_env, build_args
 from pipelines.settings import DBT_PROJECT_DIR
@@ -26,7 +31,9 @@ class BvsTranslator(DagsterDbtTranslator):
 
     def get_asset_key(self, dbt_resource_props: Mapping[str, Any]) -> dg.AssetKey:
         if dbt_resource_props["resource_type"] == "source":
-            return super().get_asset_key(dbt_resource_props)  # meta.dagster.asset_key: ["raw", table]
+            return super().get_asset_key(
+                dbt_resource_props
+            )  # meta.dagster.asset_key: ["raw", table]
         layer = dbt_resource_props["fqn"][1] if len(dbt_resource_props["fqn"]) > 2 else "marts"
         return dg.AssetKey([layer, dbt_resource_props["name"]])
 
@@ -44,7 +51,9 @@ translator = BvsTranslator(settings=DagsterDbtTranslatorSettings(enable_asset_ch
     dagster_dbt_translator=translator,
     pool=POOL,
 )
-def dbt_models(context: dg.AssetExecutionContext, dbt: DbtCliResource, bvs: BvsResource) -> Iterator[Any]:
+def dbt_models(
+    context: dg.AssetExecutionContext, dbt: DbtCliResource, bvs: BvsResource
+) -> Iterator[Any]:
     settings = bvs.settings()
     apply_dbt_env(settings)
     yield from dbt.cli(build_args(bvs.as_of_date()), context=context).stream()
