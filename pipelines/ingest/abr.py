@@ -341,11 +341,11 @@ def parse_chunk(chunk: Chunk) -> Batch:
     canonical = first >= 0 and len(matches) == data.count(b"<ABR")
     starts: list[int] = []
     raws: list[str] | None = None
+    lxml_names: dict[int, list[OtherName]] = {}
     if canonical and data.count(b"\n", first) == data.count(b"\n<ABR", first) == len(matches) - 1:
         # one record per line, as the publisher writes them: consecutive line numbers
         first_line = chunk.first_line + data.count(b"\n", 0, first)
         lines = list(range(first_line, first_line + len(matches)))
-        starts = [first]
     elif canonical:
         starts = [m.start() for m in _RECORD_START.finditer(data)]
         newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
@@ -375,20 +375,28 @@ def parse_chunk(chunk: Chunk) -> Batch:
                     if isinstance(result, Exception):
                         quarantine.append(Quarantined.of(chunk.file, rec_line, str(result), raw))
                     else:
-                        matches.append(result)
+                        lxml_names[len(matches)] = result[_G_TAIL]
+                        matches.append((*result[:_G_TAIL], ""))
                         lines.append(rec_line)
                         raws.append(raw)
             line += piece.count("\n")
 
+    line_texts: list[bytes] = []
+
     def raw_of(i: int) -> str:
+        """The i-th matched record as landed (only asked for rejected records)."""
         if raws is not None:
             return raws[i]
-        if len(starts) != len(matches):  # one record per line: find the i-th record start
-            starts[:] = [m.start() for m in _RECORD_START.finditer(chunk.data)]
-        end = chunk.data.find(_END, starts[i])
-        return chunk.data[starts[i] : end + len(_END)].decode(chunk.encoding, errors="replace")
+        if not starts:  # one record per line: record i is line lines[i]
+            if not line_texts:
+                line_texts.extend(data.split(b"\n"))
+            raw = line_texts[lines[i] - chunk.first_line]
+        else:
+            end = data.find(_END, starts[i])
+            raw = data[starts[i] : end + len(_END)]
+        return raw.decode(chunk.encoding, errors="replace").strip()
 
-    return _to_batch(chunk.file, matches, lines, raw_of, quarantine)
+    return _to_batch(chunk.file, matches, lines, raw_of, quarantine, lxml_names)
 
 
 def _abn_valid_mask(abns: pa.Array) -> np.ndarray:
@@ -431,13 +439,18 @@ def _unescape_array(array: pa.Array) -> pa.Array:
 _REFERENCES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), ("&amp;", "&"))
 
 
-def _strings(values: Any, *, unescape: bool = False, trim: bool = True) -> pa.Array:
-    """A string column with '' as null (XML references resolved, whitespace trimmed)."""
-    array = pa.array(values, type=pa.string())
+_GROUPS = pa.struct(
+    [pa.field(f"g{i}", pa.large_string() if i == 26 else pa.string()) for i in range(27)]
+)
+
+
+def _clean(array: pa.Array, *, unescape: bool = False) -> pa.Array:
+    """A string column with '' as null, XML references resolved, whitespace trimmed."""
+    if array.null_count == len(array):
+        return array
     if unescape:
         array = _unescape_array(array)
-    if trim:
-        array = pc.utf8_trim_whitespace(array)
+    array = pc.utf8_trim_whitespace(array)
     return pc.if_else(pc.equal(array, ""), _EMPTY, array)
 
 
@@ -467,23 +480,19 @@ def _to_batch(
     lines: list[int],
     raw_of: Any,
     quarantine: list[Quarantined],
-    *,
-    trim: bool = True,
+    lxml_names: dict[int, list[OtherName]] | None = None,
 ) -> Batch:
+    lxml_names = lxml_names or {}
     n = len(matches)
-    groups: list[Any] = list(zip(*matches, strict=True)) if n else [()] * _N_GROUPS
-    g: list[pa.Array] = []
-    for i in range(_N_GROUPS - 1):
-        if any(groups[i]):  # alternates of attribute pairs are usually all empty
-            g.append(_strings(groups[i], unescape=i in _UNESCAPED, trim=trim))
-        else:
-            g.append(pa.nulls(n, pa.string()))
+    # one conversion of all groups (cheaper than transposing in Python and 26 arrays)
+    struct = pa.array(matches, type=_GROUPS) if n else pa.array([], type=_GROUPS)
+    g = [_clean(struct.field(i), unescape=i in _UNESCAPED) for i in range(_N_GROUPS - 1)]
 
     def pick(first: int, second: int) -> pa.Array:
         return pc.coalesce(g[first], g[second]) if g[second].null_count < n else g[first]
 
     abn = g[_G_ABN]
-    is_individual = pc.equal(pa.array(groups[_G_LEGAL], type=pa.string()), "<")
+    is_individual = pc.fill_null(pc.equal(g[_G_LEGAL], "<"), False)
     # given names and family name joined with single spaces (missing parts skipped)
     person = pc.binary_join_element_wise(
         pc.fill_null(g[_G_GIVEN], ""),
@@ -541,26 +550,34 @@ def _to_batch(
     if reasons:
         abns = abns.filter(pa.array(keep))
     return Batch(
-        tables={"abns": abns, "other_names": _other_names(file, groups, keep, lines, n)},
+        tables={
+            "abns": abns,
+            "other_names": _other_names(file, matches, lxml_names, abn, keep, lines),
+        },
         quarantine=quarantine,
     )
 
 
 def _other_names(
-    file: str, groups: list[Any], keep: np.ndarray, lines: list[int], n: int
+    file: str,
+    matches: list[tuple[Any, ...]],
+    lxml_names: dict[int, list[OtherName]],
+    abn: pa.Array,
+    keep: np.ndarray,
+    lines: list[int],
 ) -> pa.Table:
     """Trading, business, other and DGR names of the kept records.
 
     The tails of all records are scanned in one pass, separated by a record-separator
     character that cannot occur in XML text.
     """
-    tails = groups[_G_TAIL] if n else ()
+    tails = [m[_G_TAIL] for m in matches]
     record: list[int] = []
     kinds: list[str] = []
     names: list[str] = []
     statuses: list[str | None] = []
     from_dates: list[str | None] = []
-    canonical = [i for i, tail in enumerate(tails) if tail and keep[i] and isinstance(tail, str)]
+    canonical = [i for i, tail in enumerate(tails) if tail and keep[i]]
     position = 0
     for separator, kind, name, dgr_attrs, fund in _OTHER_OR_SEPARATOR.findall(
         "\x1e".join(tails[i] for i in canonical)
@@ -580,9 +597,9 @@ def _other_names(
             names.append(fund)
             statuses.append(attrs.get("status"))
             from_dates.append(attrs.get("DGRStatusFromDate"))
-    for i, tail in enumerate(tails):  # records read by lxml carry their names as a list
-        if tail and keep[i] and not isinstance(tail, str):
-            for kind, name, status, from_date in tail:
+    for i, found in sorted(lxml_names.items()):  # records read by lxml: names already parsed
+        if keep[i]:
+            for kind, name, status, from_date in found:
                 record.append(i)
                 kinds.append(kind)
                 names.append(name)
@@ -591,9 +608,7 @@ def _other_names(
 
     indices = pa.array(record, type=pa.int64())
     name_array = pc.utf8_trim_whitespace(_unescape_array(pa.array(names, type=pa.string())))
-    abn_array = pc.utf8_trim_whitespace(
-        pc.take(pa.array(groups[_G_ABN] if n else (), pa.string()), indices)
-    )
+    abn_array = pc.take(abn, indices)
     dgr_dates, dgr_bad = _dates(pa.array(from_dates, type=pa.string()))
     if dgr_bad.any():  # a bad DGR date does not reject the entity: that date becomes null
         dgr_dates = pc.if_else(pa.array(dgr_bad), pa.scalar(None, pa.date32()), dgr_dates)
