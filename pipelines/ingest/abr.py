@@ -457,9 +457,13 @@ def _clean(array: pa.Array, *, unescape: bool = False) -> pa.Array:
 def _dates(array: pa.Array) -> tuple[pa.Array, np.ndarray]:
     """YYYYMMDD strings (nulls allowed) -> date32, and a mask of present-but-invalid values."""
     parsed = pc.strptime(array, format="%Y%m%d", unit="s", error_is_null=True).cast(pa.date32())
-    well_formed = pc.match_substring_regex(array, r"^[0-9]{8}$")
-    bad = pc.and_(pc.is_valid(array), pc.or_(pc.is_null(parsed), pc.invert(well_formed)))
-    return parsed, np.asarray(pc.fill_null(bad, False).to_numpy(zero_copy_only=False), dtype=bool)
+    # strptime rolls impossible days over (20220431 -> 1 May): a real date prints back the same
+    round_trip = pc.equal(pc.strftime(parsed, format="%Y%m%d"), array)
+    bad = pc.and_(pc.is_valid(array), pc.invert(pc.fill_null(round_trip, False)))
+    bad_mask = np.asarray(pc.fill_null(bad, False).to_numpy(zero_copy_only=False), dtype=bool)
+    if bad_mask.any():
+        parsed = pc.if_else(pa.array(bad_mask), pa.scalar(None, pa.date32()), parsed)
+    return parsed, bad_mask
 
 
 _UNESCAPED = frozenset(
