@@ -37,7 +37,7 @@ def company_record(n: int, name: str = "ACME PTY LTD", *, trading: Iterable[str]
         "Australian Private Company</EntityTypeText></EntityType><MainEntity><NonIndividualName "
         f'type="MN"><NonIndividualNameText>{name}</NonIndividualNameText></NonIndividualName>'
         "<BusinessAddress><AddressDetails><State>QLD</State><Postcode>4000</Postcode>"
-        "</AddressDetails></BusinessAddress></MainEntity><ASICNumber ASICNumberType=\"undetermined\">"
+        '</AddressDetails></BusinessAddress></MainEntity><ASICNumber ASICNumberType="undetermined">'
         f'{acn}</ASICNumber><GST status="ACT" GSTStatusFromDate="20100101" />{others}</ABR>'
     )
 

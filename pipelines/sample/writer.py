@@ -9,6 +9,7 @@ seeded with the seed alone, so the bytes do not depend on the number of workers.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import multiprocessing as mp
@@ -17,7 +18,9 @@ import queue as queue_mod
 import random
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
@@ -161,26 +164,37 @@ def _run_tasks(
     if workers <= 1:
         return [generate_chunk(task, partial(note, task.index)) for task in tasks]
 
-    ctx = mp.get_context("spawn")
+    ctx = _process_context()
     progress_queue = ctx.Queue()
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(progress_queue,)) as pool:
-        pending = [pool.apply_async(_run_in_worker, (task,)) for task in tasks]
-        while True:
-            try:
-                index, n = progress_queue.get(timeout=0.2)
-                note(index, n)
-            except queue_mod.Empty:
-                if all(p.ready() for p in pending):
-                    break
-        results = [p.get() for p in pending]
+    with ProcessPoolExecutor(
+        workers, mp_context=ctx, initializer=_init_worker, initargs=(progress_queue,)
+    ) as pool:
+        # A worker that dies (or cannot start) raises BrokenProcessPool here: no hang.
+        pending = [pool.submit(_run_in_worker, task) for task in tasks]
+        while not all(f.done() for f in pending):
+            failed = [f for f in pending if f.done() and f.exception() is not None]
+            if failed:  # stop early and raise the worker's own error
+                pool.shutdown(cancel_futures=True)
+                failed[0].result()
+            with contextlib.suppress(queue_mod.Empty):
+                note(*progress_queue.get(timeout=0.2))
+        results = [f.result() for f in pending]
     while True:
         try:
-            index, n = progress_queue.get_nowait()
+            note(*progress_queue.get_nowait())
         except queue_mod.Empty:
             break
-        note(index, n)
     progress_queue.close()
     return results
+
+
+def _process_context() -> mp.context.BaseContext:
+    """fork when this process runs no other thread (fast, and no re-import of ``__main__``,
+    which fails for ``python -`` or a notebook); spawn otherwise, as fork copies any lock
+    another thread holds."""
+    if "fork" in mp.get_all_start_methods() and threading.active_count() == 1:
+        return mp.get_context("fork")
+    return mp.get_context("spawn")
 
 
 def _finish_abr(
@@ -404,6 +418,8 @@ def _counts(results: list[ChunkResult], planted: list[PlantedRow]) -> dict[str, 
             "other_names": total("other_names"),
             "dgr": total("dgr"),
             "dgr_named": total("dgr_named"),
+            # other names plus DGR fund names: the rows of raw.abr__other_names
+            "other_name_rows": total("other_names") + total("dgr_named"),
             "companies": total("companies_in_abr"),
         },
         "asic_companies": {

@@ -156,7 +156,10 @@ def _count_rows_and_check_digits(
         col = quote_identifier(column)
         invalid_where = f"where {col} is not null and not {valid_sql(col)}"
         started = time.perf_counter()
-        invalid_row = cur.execute(f"select count(*) from {table} {invalid_where}").fetchone()
+        # min(x, n): the n smallest values, in bounded memory, however many are invalid
+        invalid_row = cur.execute(
+            f"select count(*), min({col}, ?) from {table} {invalid_where}", [SAMPLE_SIZE]
+        ).fetchone()
         assert invalid_row is not None
         invalid = int(invalid_row[0])
         entry: dict[str, Any] = {
@@ -166,13 +169,7 @@ def _count_rows_and_check_digits(
             "query_ms": _ms_since(started),
         }
         if invalid:
-            entry["sample"] = [
-                r[0]
-                for r in cur.execute(
-                    f"select distinct {col} from {table} {invalid_where} order by 1 limit ?",
-                    [SAMPLE_SIZE],
-                ).fetchall()
-            ]
+            entry["sample"] = sorted(set(invalid_row[1]))
         per_column[name].append(entry)
 
     outcomes = []
@@ -217,23 +214,23 @@ def _key_unique(cur: duckdb.DuckDBPyConnection, table: str, checks: TableChecks)
         f"group by {key} having count(*) > 1"
     )
     started = time.perf_counter()
+    # arg_max(x, by, n): the n most duplicated keys, in bounded memory
     row = cur.execute(
-        f"select count(*), coalesce(sum(dup_rows__), 0) from ({duplicates})"
+        f"select count(*), coalesce(sum(dup_rows__), 0), arg_max(row({key}, dup_rows__), "
+        f"dup_rows__, ?) from ({duplicates})",
+        [SAMPLE_SIZE],
     ).fetchone()
     assert row is not None
-    elapsed_ms = _ms_since(started)
     duplicate_keys, duplicate_rows = int(row[0]), int(row[1])
     detail: dict[str, Any] = {
         "key": list(checks.key),
         "key_filter": checks.key_filter,
         "duplicate_keys": duplicate_keys,
         "duplicate_rows": duplicate_rows,
-        "query_ms": elapsed_ms,
+        "query_ms": _ms_since(started),
     }
     if duplicate_keys:
-        sample = cur.execute(
-            f"select * from ({duplicates}) order by dup_rows__ desc, {key} limit ?", [SAMPLE_SIZE]
-        ).fetchall()
+        sample = sorted(row[2], key=lambda r: (-r[-1], [str(v) for v in r[:-1]]))
         detail["sample"] = [{"key": list(r[:-1]), "rows": int(r[-1])} for r in sample]
     scope = f" where {checks.key_filter}" if checks.key_filter else ""
     return CheckOutcome(

@@ -66,7 +66,9 @@ def load_once(landing: Path, workers: int) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
     parser.add_argument("--records", type=int, default=2_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--format", choices=("xml", "zip"), default="xml")
@@ -82,13 +84,17 @@ def main() -> int:
     for _ in range(args.repeat):
         out = subprocess.run(
             [sys.executable, __file__, "--one", str(landing), "--workers", str(args.workers)],
-            check=True, capture_output=True, text=True,
+            check=True,
+            capture_output=True,
+            text=True,
         )
         run = json.loads(out.stdout.strip().splitlines()[-1])
         runs.append(run)
         print(json.dumps(run))
-    median = {k: statistics.median(r[k] for r in runs) for k in ("records_per_second", "seconds",
-              "peak_rss_mb_loader", "peak_rss_mb_worker")}
+    median = {
+        k: statistics.median(r[k] for r in runs)
+        for k in ("records_per_second", "seconds", "peak_rss_mb_loader", "peak_rss_mb_worker")
+    }
     print(
         f"ABR ingest, {runs[0]['records']:,} records ({args.format}), median of {len(runs)}: "
         f"{median['records_per_second']:,.0f} records/s, {median['seconds']:.1f} s wall, "

@@ -630,10 +630,14 @@ def test_chunk_smaller_than_the_file_head_still_reads_a_valid_file() -> None:
 
 
 @pytest.mark.parametrize("bad_day", ["20220431", "20230229", "20221301", "20220000"])
-def test_impossible_calendar_dates_are_quarantined_not_rolled_over(tmp_path: Path, bad_day: str) -> None:
+def test_impossible_calendar_dates_are_quarantined_not_rolled_over(
+    tmp_path: Path, bad_day: str
+) -> None:
     from tests.conftest import abr_file, company_record
 
-    record = company_record(7).replace('ABNStatusFromDate="20100101"', f'ABNStatusFromDate="{bad_day}"')
+    record = company_record(7).replace(
+        'ABNStatusFromDate="20100101"', f'ABNStatusFromDate="{bad_day}"'
+    )
     path = abr_file(tmp_path / "20261118_Public01.xml", [company_record(1), record])
     batches = list(abr.parse(LandingFile(path)))
     assert sum(b.tables["abns"].num_rows for b in batches) == 1

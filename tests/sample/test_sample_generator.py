@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import multiprocessing as mp
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 import zipfile
 from collections import Counter
@@ -16,6 +19,7 @@ from lxml import etree
 
 from pipelines.identifiers import abn_from_acn, abn_is_valid, acn_is_valid
 from pipelines.sample import DEFAULT_EXTRACT_DATE, SampleSummary, write_sample
+from pipelines.sample import writer as sample_writer
 
 SCALE = 4_000
 SEED = 7
@@ -452,3 +456,31 @@ def test_tiny_scale_and_bad_arguments(tmp_path: Path) -> None:
         write_sample(tmp_path / "bad", scale=0)
     with pytest.raises(ValueError):
         write_sample(tmp_path / "bad", scale=10, abr_format="gz")  # type: ignore[arg-type]
+
+
+@pytest.mark.timeout(120)
+def test_a_failing_worker_raises_instead_of_hanging(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("needs fork so the worker sees the patched function")
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("worker failed")
+
+    monkeypatch.setattr(sample_writer, "_process_context", lambda: mp.get_context("fork"))
+    monkeypatch.setattr(sample_writer, "generate_chunk", broken)
+    with pytest.raises(RuntimeError, match="worker failed"):
+        write_sample(tmp_path, scale=100, workers=2)
+    assert not list((tmp_path / "abr").iterdir()), "no partial ABR output"
+
+
+@pytest.mark.timeout(120)
+def test_workers_start_from_a_script_read_on_stdin(tmp_path: Path) -> None:
+    script = (
+        "from pathlib import Path\n"
+        "from pipelines.sample import write_sample\n"
+        f"write_sample(Path({str(tmp_path)!r}), scale=200, workers=2)\n"
+    )
+    subprocess.run([sys.executable, "-"], input=script, text=True, check=True, timeout=100)
+    assert len(list((tmp_path / "abr").glob("public_split_*.zip"))) == 2

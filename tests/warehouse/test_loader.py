@@ -25,7 +25,10 @@ def _landing(settings: Settings) -> Path:
 
 
 def _records(n: int, offset: int = 0) -> list[str]:
-    return [company_record(offset + i, f"COMPANY {offset + i} PTY LTD", trading=[f"SHOP {i}"]) for i in range(n)]
+    return [
+        company_record(offset + i, f"COMPANY {offset + i} PTY LTD", trading=[f"SHOP {i}"])
+        for i in range(n)
+    ]
 
 
 def _table(con: duckdb.DuckDBPyConnection, name: str) -> list[tuple]:
@@ -33,8 +36,12 @@ def _table(con: duckdb.DuckDBPyConnection, name: str) -> list[tuple]:
 
 
 def test_load_replaces_tables_and_records_manifest_and_quarantine(settings: Settings) -> None:
-    bad = company_record(999).replace('ABNStatusFromDate="20100101"', 'ABNStatusFromDate="20101340"')
-    abr_file(_landing(settings) / "20261118_Public01.xml", [*_records(3), bad, individual_record(1)])
+    bad = company_record(999).replace(
+        'ABNStatusFromDate="20100101"', 'ABNStatusFromDate="20101340"'
+    )
+    abr_file(
+        _landing(settings) / "20261118_Public01.xml", [*_records(3), bad, individual_record(1)]
+    )
     with warehouse(settings) as con:
         result = load_source(con, ABR, settings)
         assert result.status == "loaded"
@@ -50,7 +57,9 @@ def test_load_replaces_tables_and_records_manifest_and_quarantine(settings: Sett
         manifest = con.execute(
             "select file_name, rows, quarantined, extract_date, declared_records, length(sha256) from meta.manifest"
         ).fetchall()
-        assert manifest == [("20261118_Public01.xml", 7, 1, __import__("datetime").date(2026, 11, 18), 5, 64)]
+        assert manifest == [
+            ("20261118_Public01.xml", 7, 1, __import__("datetime").date(2026, 11, 18), 5, 64)
+        ]
         loads = con.execute("select status, quarantined from meta.loads").fetchall()
         assert loads == [("loaded", 1)]
 
@@ -59,11 +68,17 @@ def test_same_files_again_change_nothing(settings: Settings) -> None:
     path = abr_file(_landing(settings) / "20261118_Public01.xml", _records(5))
     with warehouse(settings) as con:
         first = load_source(con, ABR, settings)
-        before = _table(con, "raw.abr__abns"), con.execute("select count(*) from meta.loads").fetchone()
+        before = (
+            _table(con, "raw.abr__abns"),
+            con.execute("select count(*) from meta.loads").fetchone(),
+        )
         again = load_source(con, ABR, settings)
         os.utime(path, (1_700_000_000, 1_700_000_000))  # same bytes, new mtime: checksum decides
         touched = load_source(con, ABR, settings)
-        after = _table(con, "raw.abr__abns"), con.execute("select count(*) from meta.loads").fetchone()
+        after = (
+            _table(con, "raw.abr__abns"),
+            con.execute("select count(*) from meta.loads").fetchone(),
+        )
     assert first.status == "loaded"
     assert again.status == "unchanged" and touched.status == "unchanged"
     assert again.load_id == first.load_id
@@ -162,7 +177,9 @@ _KILLER = textwrap.dedent(
 )
 
 
-def test_interrupted_load_then_rerun_equals_uninterrupted(settings: Settings, tmp_path: Path) -> None:
+def test_interrupted_load_then_rerun_equals_uninterrupted(
+    settings: Settings, tmp_path: Path
+) -> None:
     abr_file(_landing(settings) / "20261111_Public01.xml", _records(12))
     with warehouse(settings) as con:
         load_source(con, ABR, settings)
@@ -171,7 +188,9 @@ def test_interrupted_load_then_rerun_equals_uninterrupted(settings: Settings, tm
     script = tmp_path / "killer.py"
     script.write_text(_KILLER)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    killed = subprocess.run([sys.executable, str(script), str(settings.data_dir)], env=env, check=False)
+    killed = subprocess.run(
+        [sys.executable, str(script), str(settings.data_dir)], env=env, check=False
+    )
     assert killed.returncode == -9
     with warehouse(settings, read_only=True) as con:  # the killed load left the old tables
         assert con.execute("select count(*) from raw.abr__abns").fetchone() == (12,)

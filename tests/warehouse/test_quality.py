@@ -152,6 +152,19 @@ def test_key_unique_fails_on_a_duplicate_key(con: duckdb.DuckDBPyConnection) -> 
     assert detail["sample"] == [{"key": [GOOD_ACNS[1], "Y"], "rows": 2}]
 
 
+def test_key_unique_detail_lists_the_most_duplicated_keys_first(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    rows = good_rows()
+    load(con, [*rows, rows[0], rows[3], rows[3]])
+    detail = json.loads(check(con, "key_unique").detail)
+    assert (detail["duplicate_keys"], detail["duplicate_rows"]) == (2, 5)
+    assert detail["sample"] == [
+        {"key": [GOOD_ACNS[3], "Y"], "rows": 3},
+        {"key": [GOOD_ACNS[0], "Y"], "rows": 2},
+    ]
+
+
 def test_key_unique_uses_every_key_column(con: duckdb.DuckDBPyConnection) -> None:
     # same ACN under two indicators: distinct compound keys
     acn = GOOD_ACNS[0]

@@ -1,0 +1,140 @@
+"""The real commands, end to end: bvs sample -> bvs run (twice) -> bvs status; a bad file.
+
+Runs the installed `bvs` console script in subprocesses with a private data folder and
+Dagster home, as a data engineer would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.settings import get_settings
+from pipelines.warehouse.snapshot import current_snapshot
+
+pytestmark = pytest.mark.slow
+
+BVS = str(Path(sys.executable).with_name("bvs"))
+AS_OF = "2026-11-20"
+
+
+def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [BVS, *args], env=env, capture_output=True, text=True, timeout=600, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    root = tmp_path_factory.mktemp("e2e")
+    data = root / "data"
+    env = {
+        **os.environ,
+        "BVS_DATA_DIR": str(data),
+        "BVS_WAREHOUSE": str(data / "warehouse.duckdb"),
+        "DAGSTER_HOME": str(root / "dagster_home"),
+        "CI": "true",
+    }
+    sample = _run(
+        ["sample", "--out", str(data / "landing"), "--scale", "3000", "--seed", "11"], env
+    )
+    assert sample.returncode == 0, sample.stderr
+    first = _run(["run", "--as-of", AS_OF], env)
+    assert first.returncode == 0, first.stdout + first.stderr
+    planted = json.loads((data / "landing" / "_sample" / "planted.json").read_text())
+    return {"data": data, "env": env, "first": first, "planted": planted}
+
+
+def _snapshot(data: Path) -> Path:
+    snapshot = current_snapshot(get_settings(data_dir=data))
+    assert snapshot is not None
+    return snapshot.path
+
+
+def test_run_prints_where_things_are_and_the_row_counts(world: dict) -> None:
+    out = world["first"].stdout
+    assert f"warehouse: {world['data'] / 'warehouse.duckdb'}" in out
+    assert "serving snapshot (published):" in out
+    assert "marts.entities" in out and "abr__abns" in out
+
+
+def test_quarantine_holds_exactly_the_planted_malformed_rows(world: dict) -> None:
+    with duckdb.connect(str(world["data"] / "warehouse.duckdb"), read_only=True) as con:
+        quarantined = Counter(
+            source for (source,) in con.execute("select source from meta.quarantine").fetchall()
+        )
+        lines = {
+            (source, file_name, line)
+            for source, file_name, line in con.execute(
+                "select source, file_name, line from meta.quarantine"
+            ).fetchall()
+        }
+    planted = world["planted"]["planted"]
+    assert quarantined == Counter(p["source"] for p in planted)
+    assert lines == {(p["source"], p["file"], p["line"]) for p in planted}
+
+
+def test_snapshot_holds_every_valid_entity(world: dict) -> None:
+    counts = world["planted"]["counts"]["abr"]
+    with duckdb.connect(str(_snapshot(world["data"])), read_only=True) as con:
+        entities = con.execute("select count(*) from marts.entities").fetchone()[0]
+        meta = con.execute("select as_of from meta.snapshot").fetchone()[0]
+        sources = {r[0] for r in con.execute("select source from meta.sources").fetchall()}
+    assert entities == counts["records"] - counts["malformed"]
+    assert str(meta) == AS_OF
+    assert {"abr", "asic_companies", "asic_business_names"} <= sources
+
+
+def test_second_run_loads_nothing_again(world: dict) -> None:
+    warehouse = world["data"] / "warehouse.duckdb"
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        loads_before = con.execute("select count(*) from meta.loads").fetchone()[0]
+        entities_before = con.execute("select * from raw.abr__abns order by abn").fetchall()
+    again = _run(["run", "--as-of", AS_OF], world["env"])
+    assert again.returncode == 0, again.stderr
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        assert con.execute("select count(*) from meta.loads").fetchone()[0] == loads_before
+        assert con.execute("select * from raw.abr__abns order by abn").fetchall() == entities_before
+
+
+def test_status_reports_sources_snapshot_and_staleness(world: dict) -> None:
+    status = _run(["status", "--json", "--as-of", AS_OF], world["env"])
+    assert status.returncode == 0, status.stderr
+    report = json.loads(status.stdout)
+    by_source = {s["source"]: s for s in report["sources"]}
+    assert by_source["abr"]["status"] == "loaded"
+    assert by_source["abr"]["extract_date"] == "2026-11-18"
+    assert by_source["abr"]["quarantined"] == world["planted"]["counts"]["abr"]["malformed"]
+    assert report["snapshot"]["as_of"] == AS_OF
+    late = _run(["status", "--json", "--as-of", "2027-01-31"], world["env"])
+    assert any("abr" in item for item in json.loads(late.stdout)["stale"])
+
+
+def test_a_corrupt_file_fails_the_run_naming_it_and_keeps_the_snapshot(
+    world: dict, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(world["data"], data, symlinks=True)
+    env = {
+        **world["env"],
+        "BVS_DATA_DIR": str(data),
+        "BVS_WAREHOUSE": str(data / "warehouse.duckdb"),
+    }
+    before = (data / "serving" / "CURRENT").read_text()
+    company = next((data / "landing" / "asic_companies").glob("*.csv"))
+    company.write_bytes(b"\xef\xbb\xbfNot\tThe\tCompany\tHeader\r\nx\ty\tz\tw\r\n")
+    failed = _run(["run", "--as-of", AS_OF], env)
+    assert failed.returncode == 1
+    assert company.name in failed.stderr
+    assert (data / "serving" / "CURRENT").read_text() == before
+    with duckdb.connect(str(data / "warehouse.duckdb"), read_only=True) as con:
+        rows = con.execute("select count(*) from raw.asic__companies").fetchone()[0]
+    assert rows == world["planted"]["counts"]["asic_companies"]["valid_rows"]
