@@ -9,6 +9,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export UV_PYTHON_DOWNLOADS := never
 export UV_COMPILE_BYTECODE := 1
+export PATH := $(abspath .venv/bin):$(PATH)
 export DAGSTER_HOME := $(abspath .dagster_home)
 export DAGSTER_DISABLE_TELEMETRY := 1
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false

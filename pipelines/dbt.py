@@ -40,7 +40,7 @@ def build_args(as_of: dt.date, *, select: str | None = None) -> list[str]:
 
 
 def _dbt_executable() -> str:
-    candidate = Path(sys.executable).with_name("dbt")
+    candidate = Path(sys.prefix) / "bin" / "dbt"
     return str(candidate) if candidate.exists() else "dbt"
 
 

@@ -136,7 +136,7 @@ def _detail(**values: Any) -> str:
 
 
 def _count_rows_and_check_digits(
-    cur: duckdb.DuckDBPyConnection, table: str, checks: TableChecks
+    con: duckdb.DuckDBPyConnection, table: str, checks: TableChecks
 ) -> tuple[int, float, list[CheckOutcome]]:
     """The row count and non-null counts (one cheap query), then one query per ABN/ACN column
     counting invalid values: a ``where`` skips the nulls before the check-digit arithmetic,
@@ -146,7 +146,7 @@ def _count_rows_and_check_digits(
     ]
     counts = ["count(*)", *(f"count({quote_identifier(column)})" for _, column, _ in rules)]
     started = time.perf_counter()
-    row = cur.execute(f"select {', '.join(counts)} from {table}").fetchone()
+    row = con.execute(f"select {', '.join(counts)} from {table}").fetchone()
     assert row is not None
     count_ms = _ms_since(started)
     rows = int(row[0])
@@ -157,7 +157,7 @@ def _count_rows_and_check_digits(
         invalid_where = f"where {col} is not null and not {valid_sql(col)}"
         started = time.perf_counter()
         # min(x, n): the n smallest values, in bounded memory, however many are invalid
-        invalid_row = cur.execute(
+        invalid_row = con.execute(
             f"select count(*), min({col}, ?) from {table} {invalid_where}", [SAMPLE_SIZE]
         ).fetchone()
         assert invalid_row is not None
@@ -205,7 +205,7 @@ def _not_empty(rows: int, query_ms: float) -> CheckOutcome:
     )
 
 
-def _key_unique(cur: duckdb.DuckDBPyConnection, table: str, checks: TableChecks) -> CheckOutcome:
+def _key_unique(con: duckdb.DuckDBPyConnection, table: str, checks: TableChecks) -> CheckOutcome:
     """Key values held by more than one row. NULLs compare equal here, as in ``group by``."""
     key = ", ".join(quote_identifier(c) for c in checks.key)
     where = f"where ({checks.key_filter})" if checks.key_filter else ""
@@ -215,7 +215,7 @@ def _key_unique(cur: duckdb.DuckDBPyConnection, table: str, checks: TableChecks)
     )
     started = time.perf_counter()
     # arg_max(x, by, n): the n most duplicated keys, in bounded memory
-    row = cur.execute(
+    row = con.execute(
         f"select count(*), coalesce(sum(dup_rows__), 0), arg_max(row({key}, dup_rows__), "
         f"dup_rows__, ?) from ({duplicates})",
         [SAMPLE_SIZE],

@@ -60,8 +60,8 @@ def dbt_models(
 
 
 def dbt_resource() -> DbtCliResource:
-    # the dbt installed beside this interpreter (the project's virtual environment)
-    executable = Path(sys.executable).with_name("dbt")
+    # the dbt of this environment (sys.executable may be a resolved symlink; the prefix is not)
+    executable = Path(sys.prefix) / "bin" / "dbt"
     return DbtCliResource(
         project_dir=dbt_project,
         profiles_dir=str(DBT_PROJECT_DIR),
