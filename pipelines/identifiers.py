@@ -53,13 +53,10 @@ def abn_with_check_digits(body: str) -> str:
     """Prefix the two digits (10..99) that make ``NN + body`` a valid ABN (body: 9 digits)."""
     if len(body) != 9 or not body.isdigit():
         raise ValueError(f"ABN body must be 9 digits, got {body!r}")
-    # weighted sum of the body digits with weights 3..19
+    # weighted sum of the body digits with weights 3..19; the prefix NN contributes
+    # (N1 - 1) * 10 + N2 = NN - 10, so NN = 10 + (-body_sum mod 89), always in 10..98
     body_sum = sum(int(c) * w for c, w in zip(body, ABN_WEIGHTS[2:], strict=True))
-    for prefix in range(10, 100):
-        first, second = divmod(prefix, 10)
-        if ((first - 1) * 10 + second + body_sum) % 89 == 0:
-            return f"{prefix}{body}"
-    raise ValueError(f"no ABN prefix exists for body {body}")  # pragma: no cover - always exists
+    return f"{10 + (-body_sum) % 89}{body}"
 
 
 # SQL versions of the same rules, for checks that run inside DuckDB (and dbt macros).
