@@ -21,7 +21,9 @@ import datetime as dt
 import json
 import multiprocessing
 import os
+import queue
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -67,6 +69,7 @@ class LoadResult:
     extract_date: dt.date | None = None
     seconds: float = 0.0
     checks: dict[str, list[CheckOutcome]] = field(default_factory=dict)  # raw table -> outcomes
+    timings: dict[str, float] = field(default_factory=dict)  # phase -> seconds
     message: str = ""
 
     @property
@@ -195,13 +198,22 @@ def load_source(
         if _content_fingerprint(sums) == previous["fingerprint"]:
             return _unchanged(source, previous, files, clock)
     if sums is None:
+        tick = time.perf_counter()
         sums = checksums(paths)
+        checksum_seconds = time.perf_counter() - tick
+    else:
+        checksum_seconds = 0.0
 
     load_id = new_load_id(source.name)
     result = LoadResult(source.name, "loaded", load_id=load_id, files=[f.name for f in files])
+    result.timings["checksums"] = checksum_seconds
     try:
+        tick = time.perf_counter()
         manifest = _stage(con, source, settings, files, load_id, result, progress)
+        result.timings["stage"] = time.perf_counter() - tick
+        tick = time.perf_counter()
         result.checks = _check(con, source, settings, load_id, previous)
+        result.timings["checks"] = time.perf_counter() - tick
         failed = [
             f"{table}.{o.name} (observed {o.observed}, expected {o.expected})"
             for table, outcomes in result.checks.items()
@@ -213,7 +225,9 @@ def load_source(
                 f"{source.name}: blocking data-quality checks failed, previous data kept: "
                 + "; ".join(failed)
             )
+        tick = time.perf_counter()
         _swap(con, source, load_id, started, sums, manifest, result)
+        result.timings["swap"] = time.perf_counter() - tick
     except Exception as exc:
         _drop_staging(con, source)
         known = isinstance(exc, SourceFileError | LoadError)
@@ -259,30 +273,31 @@ def _stage(
     quarantine_table = f"raw.{source.name}__quarantine__loading"
     con.execute(create_table_sql(quarantine_table, _QUARANTINE_SCHEMA, if_not_exists=False))
     manifest = []
-    total = 0
-    buffers = {key: _Buffer(staging_name(table.name)) for key, table in source.tables.items()}
-    quarantine_buffer = _Buffer(quarantine_table)
+    writer = _Writer(con)
+    buffers = {
+        key: _Buffer(staging_name(table.name), writer) for key, table in source.tables.items()
+    }
+    quarantine_buffer = _Buffer(quarantine_table, writer)
     infos = {file: source.file_info(file) for file in files}
     per_file = {file: {"rows": 0, "quarantined": 0} for file in files}
-    done: set[LandingFile] = set()
     total_bytes = sum(f.path.stat().st_size for f in {f.path: f for f in files}.values())
-    with _parse_pool(source, settings, total_bytes) as pool:
-        for file, batch in source.parse(files, pool):
-            for key, table in batch.tables.items():
-                buffers[key].add(con, table)
-                name = source.tables[key].name
-                result.rows[name] = result.rows.get(name, 0) + table.num_rows
-            per_file[file]["rows"] += batch.rows
-            if batch.quarantine:
-                quarantine_buffer.add(con, _quarantine_table(batch.quarantine))
-                per_file[file]["quarantined"] += len(batch.quarantine)
-                result.quarantined += len(batch.quarantine)
-            total += batch.rows
-            done.add(file)
-            if progress:
-                progress(file.name, total, len(done) - 1, len(files))
-    if progress and files:
-        progress(files[-1].name, total, len(files), len(files))
+    try:
+        _consume(
+            source,
+            files,
+            settings,
+            total_bytes,
+            buffers,
+            quarantine_buffer,
+            per_file,
+            result,
+            progress,
+        )
+        for buffer in [*buffers.values(), quarantine_buffer]:
+            buffer.flush()
+    finally:
+        writer.close()
+    result.timings["stage_inserts"] = writer.seconds
     for file in files:
         info = infos[file]
         if info.extract_date and (
@@ -298,11 +313,41 @@ def _stage(
                 "quarantined": per_file[file]["quarantined"],
             }
         )
-    for buffer in [*buffers.values(), quarantine_buffer]:
-        buffer.flush(con)
+    return manifest
+
+
+def _consume(
+    source: Source,
+    files: list[LandingFile],
+    settings: Settings,
+    total_bytes: int,
+    buffers: dict[str, _Buffer],
+    quarantine_buffer: _Buffer,
+    per_file: dict[LandingFile, dict[str, int]],
+    result: LoadResult,
+    progress: ProgressFn | None,
+) -> None:
+    total = 0
+    done: set[LandingFile] = set()
+    with _parse_pool(source, settings, total_bytes) as pool:
+        for file, batch in source.parse(files, pool):
+            for key, table in batch.tables.items():
+                buffers[key].add(table)
+                name = source.tables[key].name
+                result.rows[name] = result.rows.get(name, 0) + table.num_rows
+            per_file[file]["rows"] += batch.rows
+            if batch.quarantine:
+                quarantine_buffer.add(_quarantine_table(batch.quarantine))
+                per_file[file]["quarantined"] += len(batch.quarantine)
+                result.quarantined += len(batch.quarantine)
+            total += batch.rows
+            done.add(file)
+            if progress:
+                progress(file.name, total, len(done) - 1, len(files))
+    if progress and files:
+        progress(files[-1].name, total, len(files), len(files))
     for table in source.tables.values():
         result.rows.setdefault(table.name, 0)
-    return manifest
 
 
 # DuckDB writes an insert of a full row group (122,880 rows) straight to table storage;
@@ -310,24 +355,66 @@ def _stage(
 ROW_GROUP = 122_880
 
 
+class _Writer:
+    """Appends batches to staging tables on a background thread.
+
+    DuckDB releases the GIL while it inserts, so the main thread keeps handing chunks to
+    the parse workers instead of waiting for each insert. The bounded queue keeps memory
+    bounded: when the writer falls behind, the producer waits.
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, depth: int = 3) -> None:
+        self._cursor = con.cursor()
+        self._queue: queue.Queue[tuple[str, pa.Table] | None] = queue.Queue(maxsize=depth)
+        self._error: BaseException | None = None
+        self.seconds = 0.0
+        self._thread = threading.Thread(target=self._run, name="bvs-staging-writer", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while (item := self._queue.get()) is not None:
+            if self._error is not None:
+                continue  # drain after a failure
+            table, rows = item
+            tick = time.perf_counter()
+            try:
+                _append(self._cursor, table, rows)
+            except BaseException as exc:  # surfaced in put()/close()
+                self._error = exc
+            self.seconds += time.perf_counter() - tick
+
+    def put(self, table: str, rows: pa.Table) -> None:
+        if self._error is not None:
+            raise self._error
+        self._queue.put((table, rows))
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join()
+        self._cursor.close()
+        if self._error is not None:
+            raise self._error
+
+
 class _Buffer:
     """Collects parser batches for one staging table and inserts them a row group at a time."""
 
-    def __init__(self, table: str) -> None:
+    def __init__(self, table: str, writer: _Writer) -> None:
         self.table = table
+        self.writer = writer
         self.parts: list[pa.Table] = []
         self.rows = 0
 
-    def add(self, con: duckdb.DuckDBPyConnection, rows: pa.Table) -> None:
+    def add(self, rows: pa.Table) -> None:
         if rows.num_rows:
             self.parts.append(rows)
             self.rows += rows.num_rows
         if self.rows >= 2 * ROW_GROUP:
-            self.flush(con)
+            self.flush()
 
-    def flush(self, con: duckdb.DuckDBPyConnection) -> None:
+    def flush(self) -> None:
         if self.parts:
-            _append(con, self.table, pa.concat_tables(self.parts))
+            self.writer.put(self.table, pa.concat_tables(self.parts).combine_chunks())
         self.parts, self.rows = [], 0
 
 

@@ -60,6 +60,7 @@ def load_once(landing: Path, workers: int) -> dict:
         "quarantined": result.quarantined,
         "seconds": round(seconds, 2),
         "records_per_second": round(records / seconds),
+        "phases": {k: round(v, 2) for k, v in result.timings.items()},
         "peak_rss_mb_loader": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "peak_rss_mb_worker": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024),
     }

@@ -143,58 +143,25 @@ def gx_import_seconds() -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
-class _BufferedCursor:
-    """A DB-API cursor over a DuckDB cursor that fetches each result as it executes.
+def _cursor_per_statement(con: duckdb.DuckDBPyConnection) -> Any:
+    """A duckdb-engine connection over a cursor of ``con`` whose every DB-API cursor is a
+    fresh DuckDB cursor (``creator=`` for SQLAlchemy: GX shares the benchmark's database).
 
-    GX returns query results after it has handed its SQLAlchemy connection back to the pool;
-    the rollback that goes with that discards DuckDB's pending result, and stock duckdb-engine
-    then yields empty rows (every metric fails with ``list index out of range``).
+    Why: GX returns query results after it has handed its SQLAlchemy connection back to the
+    pool. With stock duckdb-engine every DB-API cursor runs on the connection itself, so the
+    rollback that comes with returning it discards DuckDB's pending result and GX reads no
+    rows (every metric fails with ``list index out of range``). A cursor of its own keeps the
+    result until GX has read it, and unread results (GX's column probe, a full
+    ``select *``) are never turned into Python rows.
     """
+    from duckdb_engine import ConnectionWrapper, CursorWrapper
 
-    def __init__(self, cur: duckdb.DuckDBPyConnection, connection: _BufferedConnection) -> None:
-        self._cur = cur
-        self.connection = connection
-        self.description: Any = None
-        self.rowcount = -1
-        self._rows: list[Any] = []
-        self._at = 0
+    class CursorPerStatement(ConnectionWrapper):
+        def cursor(self) -> CursorWrapper:
+            return CursorWrapper(connection.cursor(), self)
 
-    def execute(self, statement: str, parameters: Any = None, context: Any = None) -> None:
-        if parameters:
-            self._cur.execute(statement, parameters)
-        else:
-            self._cur.execute(statement)
-        self.description = self._cur.description
-        self._rows = self._cur.fetchall() if self.description else []
-        self._at = 0
-
-    def fetchall(self) -> list[Any]:
-        rows, self._at = self._rows[self._at :], len(self._rows)
-        return rows
-
-    def fetchmany(self, size: int | None = None) -> list[Any]:
-        rows = self._rows[self._at : self._at + (size or 1)]
-        self._at += len(rows)
-        return rows
-
-    def fetchone(self) -> Any:
-        rows = self.fetchmany(1)
-        return rows[0] if rows else None
-
-    def close(self) -> None:
-        pass
-
-
-class _BufferedConnection:
-    def __init__(self, cur: duckdb.DuckDBPyConnection) -> None:
-        self._cur = cur
-        self.notices: list[str] = []
-
-    def cursor(self) -> _BufferedCursor:
-        return _BufferedCursor(self._cur, self)
-
-    def __getattr__(self, name: str) -> Any:  # begin, commit, rollback, close
-        return getattr(self._cur, name)
+    connection = con.cursor()
+    return CursorPerStatement(connection)
 
 
 def gx_stock_driver_works(tmp: Path) -> str:
@@ -259,7 +226,7 @@ def gx_validation(con: duckdb.DuckDBPyConnection, previous_rows: int) -> tuple[A
     source = context.data_sources.add_sql(
         name="warehouse",
         connection_string="duckdb:///:memory:",  # dialect only: connections come from creator
-        kwargs={"creator": lambda: _BufferedConnection(con.cursor())},  # type: ignore[call-arg]
+        kwargs={"creator": lambda: _cursor_per_statement(con)},  # type: ignore[call-arg]
     )
     # A query asset: with a table asset in schema "raw", GX's column reflection falls back to
     # "select * from <table>" without the schema and column expectations fail.
