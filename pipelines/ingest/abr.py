@@ -191,6 +191,9 @@ _CANONICAL = re.compile(
     rf"(?:<GST {_pair('status', 'GSTStatusFromDate')} ?/>)?"
     rf"((?:{_DGR}|{_OTHER_ENTITY})*)</ABR>"
 )
+# Every record: the canonical spelling, or else (last group) the record's raw text, so that
+# one pass over a chunk keeps file order and only odd records go to lxml.
+_RECORDS = re.compile(_CANONICAL.pattern + r"|(<ABR[\s>/](?s:.*?)</ABR>)")
 _RECORD_START = re.compile(rb"<ABR[\s>/]")
 _OTHER = re.compile(
     r'<OtherEntity><NonIndividualName type="([^"<]*)"><NonIndividualNameText>([^<]*)'
@@ -208,6 +211,7 @@ _G_TITLE, _G_GIVEN, _G_GIVEN2, _G_FAMILY, _G_STATE, _G_POSTCODE = 13, 14, 15, 16
 _G_ASIC_TYPE, _G_ASIC, _G_ASIC_TYPE2 = 19, 20, 21
 _G_GST_STATUS, _G_GST_FROM, _G_GST_FROM2, _G_GST_STATUS2, _G_TAIL = 22, 23, 24, 25, 26
 _N_GROUPS = 27
+_G_RAW = 27  # in _RECORDS only: a record that is not canonical
 
 OtherName = tuple[str, str, str | None, str | None]  # (type, name, dgr status, dgr from date)
 
@@ -330,14 +334,20 @@ def _slow_piece(piece: str, line: int) -> Iterator[tuple[int, str, tuple[Any, ..
             yield lines[at], raws[at], exc
 
 
+def init_worker() -> None:
+    """Parse workers are one per core: keep Arrow's own thread pool out of their way."""
+    pa.set_cpu_count(1)
+    pa.set_io_thread_count(1)
+
+
 def parse_chunk(chunk: Chunk) -> Batch:
     """Parse one chunk of whole records into Arrow tables plus quarantined records."""
     text = chunk.data.decode(chunk.encoding, errors="replace")
-    matches: list[tuple[Any, ...]] = _CANONICAL.findall(text)
+    matches: list[tuple[Any, ...]] = _RECORDS.findall(text)
     quarantine: list[Quarantined] = []
     data = chunk.data
     first = data.find(b"<ABR")
-    # matches are disjoint and none can hold a second "<ABR": equal counts = all canonical
+    # matches are disjoint, one per record start: equal counts = every record was seen once
     canonical = first >= 0 and len(matches) == data.count(b"<ABR")
     starts: list[int] = []
     raws: list[str] | None = None
@@ -367,7 +377,7 @@ def parse_chunk(chunk: Chunk) -> Batch:
             record = piece[start:] + "</ABR>"
             match = _CANONICAL.fullmatch(record)
             if match is not None:
-                matches.append(match.groups(default=""))
+                matches.append((*match.groups(default=""), ""))
                 lines.append(line + piece.count("\n", 0, start))
                 raws.append(record)
             else:
@@ -376,27 +386,72 @@ def parse_chunk(chunk: Chunk) -> Batch:
                         quarantine.append(Quarantined.of(chunk.file, rec_line, str(result), raw))
                     else:
                         lxml_names[len(matches)] = result[_G_TAIL]
-                        matches.append((*result[:_G_TAIL], ""))
+                        matches.append((*result[:_G_TAIL], "", ""))
                         lines.append(rec_line)
                         raws.append(raw)
             line += piece.count("\n")
 
+    origin: list[int] | None = None
+    odd_raws: dict[int, str] = {}
+    if raws is None and any(m[_G_RAW] for m in matches):
+        matches, lines, origin, odd_raws = _read_odd_records(
+            chunk, matches, lines, quarantine, lxml_names
+        )
+
     line_texts: list[bytes] = []
 
     def raw_of(i: int) -> str:
-        """The i-th matched record as landed (only asked for rejected records)."""
+        """The i-th record as landed (only asked for records rejected by validation)."""
         if raws is not None:
             return raws[i]
-        if not starts:  # one record per line: record i is line lines[i]
+        if i in odd_raws:
+            return odd_raws[i]
+        if not starts:  # one record per line: record i is on line lines[i]
             if not line_texts:
                 line_texts.extend(data.split(b"\n"))
             raw = line_texts[lines[i] - chunk.first_line]
         else:
-            end = data.find(_END, starts[i])
-            raw = data[starts[i] : end + len(_END)]
+            position = origin[i] if origin is not None else i
+            end = data.find(_END, starts[position])
+            raw = data[starts[position] : end + len(_END)]
         return raw.decode(chunk.encoding, errors="replace").strip()
 
     return _to_batch(chunk.file, matches, lines, raw_of, quarantine, lxml_names)
+
+
+def _read_odd_records(
+    chunk: Chunk,
+    matches: list[tuple[Any, ...]],
+    lines: list[int],
+    quarantine: list[Quarantined],
+    lxml_names: dict[int, list[OtherName]],
+) -> tuple[list[tuple[Any, ...]], list[int], list[int], dict[int, str]]:
+    """Replace the non-canonical records of a chunk by what lxml reads (or quarantine them).
+
+    Returns the records kept, their lines, each kept record's position among the chunk's
+    records (to find its landed text later), and the text of the records lxml read.
+    """
+    kept: list[tuple[Any, ...]] = []
+    kept_lines: list[int] = []
+    origin: list[int] = []
+    odd_raws: dict[int, str] = {}
+    for position, (match, line) in enumerate(zip(matches, lines, strict=True)):
+        raw = match[_G_RAW]
+        if not raw:
+            kept.append(match)
+            kept_lines.append(line)
+            origin.append(position)
+            continue
+        for rec_line, rec_raw, result in _slow_piece(raw[: -len("</ABR>")], line):
+            if isinstance(result, Exception):
+                quarantine.append(Quarantined.of(chunk.file, rec_line, str(result), rec_raw))
+            else:
+                odd_raws[len(kept)] = rec_raw
+                lxml_names[len(kept)] = result[_G_TAIL]
+                kept.append((*result[:_G_TAIL], "", ""))
+                kept_lines.append(rec_line)
+                origin.append(position)
+    return kept, kept_lines, origin, odd_raws
 
 
 def _abn_valid_mask(abns: pa.Array) -> np.ndarray:
@@ -440,7 +495,7 @@ _REFERENCES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), (
 
 
 _GROUPS = pa.struct(
-    [pa.field(f"g{i}", pa.large_string() if i == 26 else pa.string()) for i in range(27)]
+    [pa.field(f"g{i}", pa.large_string() if i >= _G_TAIL else pa.string()) for i in range(28)]
 )
 
 
@@ -456,14 +511,16 @@ def _clean(array: pa.Array, *, unescape: bool = False) -> pa.Array:
 
 def _dates(array: pa.Array) -> tuple[pa.Array, np.ndarray]:
     """YYYYMMDD strings (nulls allowed) -> date32, and a mask of present-but-invalid values."""
-    parsed = pc.strptime(array, format="%Y%m%d", unit="s", error_is_null=True).cast(pa.date32())
-    # strptime rolls impossible days over (20220431 -> 1 May): a real date prints back the same
-    round_trip = pc.equal(pc.strftime(parsed, format="%Y%m%d"), array)
-    bad = pc.and_(pc.is_valid(array), pc.invert(pc.fill_null(round_trip, False)))
-    bad_mask = np.asarray(pc.fill_null(bad, False).to_numpy(zero_copy_only=False), dtype=bool)
-    if bad_mask.any():
-        parsed = pc.if_else(pa.array(bad_mask), pa.scalar(None, pa.date32()), parsed)
-    return parsed, bad_mask
+    well_formed = pc.and_(pc.equal(pc.utf8_length(array), 8), pc.utf8_is_digit(array))
+    digits = pc.if_else(well_formed, array, "19700101")
+    parsed = pc.strptime(digits, format="%Y%m%d", unit="s", error_is_null=True).cast(pa.date32())
+    # strptime rolls impossible days over (20220431 -> 1 May): the month and day must survive
+    month = pc.cast(pc.utf8_slice_codeunits(digits, 4, 6), pa.int64())
+    day = pc.cast(pc.utf8_slice_codeunits(digits, 6, 8), pa.int64())
+    real = pc.and_(pc.equal(pc.month(parsed), month), pc.equal(pc.day(parsed), day))
+    good = pc.fill_null(pc.and_(well_formed, real), False)
+    bad = pc.and_(pc.is_valid(array), pc.invert(good)).to_numpy(zero_copy_only=False)
+    return pc.if_else(good, parsed, pa.scalar(None, pa.date32())), np.asarray(bad, dtype=bool)
 
 
 _UNESCAPED = frozenset(

@@ -54,6 +54,7 @@ class Source:
     file_info: Callable[[LandingFile], FileInfo]
     snapshot_key: Callable[[str], SnapshotKey] = dated_name_key
     parallel: bool = False  # parse chunks in worker processes
+    init_worker: Callable[[], None] | None = None  # run once in each parse worker process
     refresh_days: int = 7  # older than this is reported stale
     description: str = ""
 
@@ -86,6 +87,7 @@ SOURCES: dict[str, Source] = {
                 ),
             },
             parse=abr.parse_files,
+            init_worker=abr.init_worker,
             file_info=abr.file_info,
             parallel=True,
             description="ABR ABN Bulk Extract (XML, 20 files, weekly)",

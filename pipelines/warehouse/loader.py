@@ -164,7 +164,9 @@ def _parse_pool(source: Source, settings: Settings, total_bytes: int) -> Iterato
         yield None
         return
     context = multiprocessing.get_context("spawn")  # never fork a process holding DuckDB
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=source.init_worker
+    ) as pool:
         yield pool
 
 
