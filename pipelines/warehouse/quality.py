@@ -14,9 +14,10 @@ acn_check_digits    every non-null value of each declared ACN column has a valid
 row_count_drift     no previous load, or ``|rows - previous| / previous <= max_drift``
 ==================  ==========================================================================
 
-The checks run as SQL inside DuckDB (engine ``sql``): Great Expectations 1.24 was measured
-against them on the same data and did not serve; ``docs/data-quality.md`` has the figures
-and ``tests/benchmarks/bench_quality.py`` reproduces them.
+The checks run as SQL inside DuckDB (engine ``sql``): Great Expectations 1.24, measured on
+the same DuckDB data, needed workarounds to run there at all and cost 2.3 to 3.6 times as
+much; ``docs/data-quality.md`` has the figures and ``tests/benchmarks/bench_quality.py``
+reproduces them.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ Not a pytest module (no ``test_`` prefix). Run it from the repository root:
 
     .venv/bin/python tests/benchmarks/bench_quality.py --rows 2000000
     # with the Great Expectations side (needs the SQLAlchemy driver, not a project dependency):
-    uv run --with duckdb-engine==0.17.0 python tests/benchmarks/bench_quality.py --rows 2000000
+    uv run --no-sync --with duckdb-engine==0.17.0 python tests/benchmarks/bench_quality.py \
+        --rows 2000000
 
 It builds a table shaped like ``raw.abr__abns`` (valid ABNs, an ACN on 45 % of rows) in a
 temporary DuckDB file, then times
