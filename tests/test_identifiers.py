@@ -25,7 +25,9 @@ def test_valid_abn(abn: str) -> None:
     assert abn_is_valid(abn)
 
 
-@pytest.mark.parametrize("abn", ["51824753557", "5182475355", "518247535560", "5182475355a", "", None])
+@pytest.mark.parametrize(
+    "abn", ["51824753557", "5182475355", "518247535560", "5182475355a", "", None]
+)
 def test_invalid_abn(abn: str | None) -> None:
     assert not abn_is_valid(abn)
 
@@ -52,7 +54,13 @@ def test_every_body_gets_a_valid_prefix() -> None:
 
 @pytest.mark.parametrize(
     ("raw", "clean"),
-    [("51 824 753 556", "51824753556"), ("0", None), ("00000000000", None), ("", None), (None, None)],
+    [
+        ("51 824 753 556", "51824753556"),
+        ("0", None),
+        ("00000000000", None),
+        ("", None),
+        (None, None),
+    ],
 )
 def test_clean_identifier(raw: str | None, clean: str | None) -> None:
     assert clean_identifier(raw) == clean

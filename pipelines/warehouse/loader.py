@@ -30,6 +30,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Union
 
 import duckdb
 import pyarrow as pa
@@ -38,6 +39,7 @@ from pipelines.ingest.base import LandingFile, Quarantined, SourceFileError
 from pipelines.ingest.files import checksums, discover
 from pipelines.ingest.sources import Source
 from pipelines.settings import Settings
+from pipelines.warehouse import rawfiles
 from pipelines.warehouse.connection import create_table_sql
 from pipelines.warehouse.meta import ensure_meta
 from pipelines.warehouse.quality import CheckOutcome, record_outcomes, run_checks
@@ -90,11 +92,11 @@ def staging_name(table: str) -> str:
     return f"raw.{table}__loading"
 
 
-def ensure_raw_tables(con: duckdb.DuckDBPyConnection, source: Source) -> None:
+def ensure_raw_tables(con: duckdb.DuckDBPyConnection, source: Source, settings: Settings) -> None:
     """Create the source's raw tables empty if they do not exist yet."""
     ensure_meta(con)
     for table in source.tables.values():
-        con.execute(create_table_sql(f"raw.{table.name}", table.schema))
+        rawfiles.ensure(con, settings, table.name, table.schema)
 
 
 def last_load(con: duckdb.DuckDBPyConnection, source: str) -> dict | None:
@@ -181,8 +183,8 @@ def load_source(
     """Load one source from the landing folder (see the module docstring)."""
     started = _now()
     clock = time.perf_counter()
-    ensure_raw_tables(con, source)
-    _drop_staging(con, source)
+    ensure_raw_tables(con, source, settings)
+    _drop_staging(con, source, settings)
     files = discover(settings.landing_dir / source.folder, source.patterns, source.snapshot_key)
     if not files:
         return LoadResult(
@@ -228,10 +230,10 @@ def load_source(
                 + "; ".join(failed)
             )
         tick = time.perf_counter()
-        _swap(con, source, load_id, started, sums, manifest, result)
+        _swap(con, source, settings, load_id, started, sums, manifest, result)
         result.timings["swap"] = time.perf_counter() - tick
     except Exception as exc:
-        _drop_staging(con, source)
+        _drop_staging(con, source, settings)
         known = isinstance(exc, SourceFileError | LoadError)
         message = str(exc) if known else f"{source.name}: {type(exc).__name__}: {exc}"
         _record_load(con, load_id, source.name, "failed", started, None, {}, 0, None, message)
@@ -255,9 +257,11 @@ def _unchanged(
     )
 
 
-def _drop_staging(con: duckdb.DuckDBPyConnection, source: Source) -> None:
+def _drop_staging(con: duckdb.DuckDBPyConnection, source: Source, settings: Settings) -> None:
+    """Remove what an unfinished load left: staging views, files and quarantine rows."""
     for table in source.tables.values():
-        con.execute(f"drop table if exists {staging_name(table.name)}")
+        con.execute(f"drop view if exists {staging_name(table.name)}")
+        rawfiles.remove_unused(con, settings, table.name)
     con.execute(f"drop table if exists raw.{source.name}__quarantine__loading")
 
 
@@ -270,15 +274,15 @@ def _stage(
     result: LoadResult,
     progress: ProgressFn | None,
 ) -> list[dict]:
-    for table in source.tables.values():
-        con.execute(create_table_sql(staging_name(table.name), table.schema, if_not_exists=False))
     quarantine_table = f"raw.{source.name}__quarantine__loading"
     con.execute(create_table_sql(quarantine_table, _QUARANTINE_SCHEMA, if_not_exists=False))
     manifest = []
     writer = _Writer(con)
-    buffers = {
-        key: _Buffer(staging_name(table.name), writer) for key, table in source.tables.items()
+    parts = {
+        key: rawfiles.PartWriter(rawfiles.location(settings, table.name, load_id), table.schema)
+        for key, table in source.tables.items()
     }
+    buffers = {key: _Buffer(parts[key], writer) for key in source.tables}
     quarantine_buffer = _Buffer(quarantine_table, writer)
     infos = {file: source.file_info(file) for file in files}
     per_file = {file: {"rows": 0, "quarantined": 0} for file in files}
@@ -299,7 +303,10 @@ def _stage(
             buffer.flush()
     finally:
         writer.close()
-    result.timings["stage_inserts"] = writer.seconds
+    for key, table in source.tables.items():  # the views the checks read
+        parts[key].finish()
+        con.execute(rawfiles.view_sql(staging_name(table.name), parts[key].directory))
+    result.timings["stage_writes"] = writer.seconds
     for file in files:
         info = infos[file]
         if info.extract_date and (
@@ -352,22 +359,25 @@ def _consume(
         result.rows.setdefault(table.name, 0)
 
 
-# DuckDB writes an insert of a full row group (122,880 rows) straight to table storage;
-# smaller inserts go through the write-ahead log first, costing about twice the CPU.
+# Rows per flushed batch: a full DuckDB row group (122,880 rows) per Parquet part or insert
+# (smaller DuckDB inserts go through the write-ahead log first, costing about twice the CPU).
 ROW_GROUP = 122_880
 
 
-class _Writer:
-    """Appends batches to staging tables on a background thread.
+Target = Union["rawfiles.PartWriter", str]  # Parquet parts of a raw table, or a DuckDB table
 
-    DuckDB releases the GIL while it inserts, so the main thread keeps handing chunks to
-    the parse workers instead of waiting for each insert. The bounded queue keeps memory
-    bounded: when the writer falls behind, the producer waits.
+
+class _Writer:
+    """Writes batches (Parquet parts, or rows of a DuckDB staging table) on a thread.
+
+    Parquet encoding and DuckDB both release the GIL, so the main thread keeps handing
+    chunks to the parse workers meanwhile. The bounded queue keeps memory bounded: when the
+    writer falls behind, the producer waits.
     """
 
     def __init__(self, con: duckdb.DuckDBPyConnection, depth: int = 3) -> None:
         self._cursor = con.cursor()
-        self._queue: queue.Queue[tuple[str, pa.Table] | None] = queue.Queue(maxsize=depth)
+        self._queue: queue.Queue[tuple[Target, pa.Table] | None] = queue.Queue(maxsize=depth)
         self._error: BaseException | None = None
         self.seconds = 0.0
         self._thread = threading.Thread(target=self._run, name="bvs-staging-writer", daemon=True)
@@ -377,18 +387,21 @@ class _Writer:
         while (item := self._queue.get()) is not None:
             if self._error is not None:
                 continue  # drain after a failure
-            table, rows = item
+            target, rows = item
             tick = time.perf_counter()
             try:
-                _append(self._cursor, table, rows)
+                if isinstance(target, rawfiles.PartWriter):
+                    target.write(rows)
+                else:
+                    _append(self._cursor, target, rows)
             except BaseException as exc:  # surfaced in put()/close()
                 self._error = exc
             self.seconds += time.perf_counter() - tick
 
-    def put(self, table: str, rows: pa.Table) -> None:
+    def put(self, target: Target, rows: pa.Table) -> None:
         if self._error is not None:
             raise self._error
-        self._queue.put((table, rows))
+        self._queue.put((target, rows))
 
     def close(self) -> None:
         self._queue.put(None)
@@ -401,7 +414,7 @@ class _Writer:
 class _Buffer:
     """Collects parser batches for one staging table and inserts them a row group at a time."""
 
-    def __init__(self, table: str, writer: _Writer) -> None:
+    def __init__(self, table: Target, writer: _Writer) -> None:
         self.table = table
         self.writer = writer
         self.parts: list[pa.Table] = []
@@ -473,6 +486,7 @@ def _check(
 def _swap(
     con: duckdb.DuckDBPyConnection,
     source: Source,
+    settings: Settings,
     load_id: str,
     started: dt.datetime,
     sums: dict[Path, str],
@@ -482,8 +496,13 @@ def _swap(
     con.execute("begin transaction")
     try:
         for table in source.tables.values():
-            con.execute(f"drop table if exists raw.{table.name}")
-            con.execute(f"alter table {staging_name(table.name)} rename to {table.name}")
+            directory = rawfiles.location(settings, table.name, load_id)
+            con.execute(f"drop view if exists {staging_name(table.name)}")
+            con.execute(rawfiles.view_sql(f"raw.{table.name}", directory))
+            con.execute(
+                "insert or replace into meta.raw_tables values (?, ?, ?)",
+                [f"raw.{table.name}", str(directory), load_id],
+            )
         con.execute(
             f"""
             insert into meta.quarantine
@@ -528,6 +547,8 @@ def _swap(
         con.execute("rollback")
         raise
     con.execute("checkpoint")
+    for table in source.tables.values():  # the previous load's files, now unused
+        rawfiles.remove_unused(con, settings, table.name)
 
 
 def _record_load(

@@ -206,3 +206,34 @@ def test_interrupted_load_then_rerun_equals_uninterrupted(
         load_source(con, ABR, clean)
         uninterrupted = _table(con, "raw.abr__abns"), _table(con, "raw.abr__other_names")
     assert interrupted_then_rerun == uninterrupted
+
+
+def test_raw_tables_are_parquet_behind_views_and_old_files_go(settings: Settings) -> None:
+    import pyarrow.parquet as pq
+
+    abr_file(_landing(settings) / "20261111_Public01.xml", _records(6))
+    with warehouse(settings) as con:
+        first = load_source(con, ABR, settings)
+        abr_file(_landing(settings) / "20261118_Public01.xml", _records(6, offset=30))
+        second = load_source(con, ABR, settings)
+        location = con.execute(
+            "select location, load_id from meta.raw_tables where table_name = 'raw.abr__abns'"
+        ).fetchone()
+        kind = con.execute(
+            "select table_type from information_schema.tables where table_name = 'abr__abns'"
+        ).fetchone()
+        # a failed load writes its own directory and leaves the current one alone
+        (_landing(settings) / "20261125_Public01.xml").write_text("<?xml version='1.0'?><Transfer>")
+        with pytest.raises(LoadError):
+            load_source(con, ABR, settings)
+        after_failure = con.execute(
+            "select location from meta.raw_tables where table_name = 'raw.abr__abns'"
+        ).fetchone()
+    folder = settings.data_dir / "raw" / "abr__abns"
+    assert kind == ("VIEW",)
+    assert location == (str(folder / second.load_id), second.load_id)
+    assert not (folder / first.load_id).exists()  # the previous load's files are gone
+    assert after_failure == (location[0],) and Path(location[0]).is_dir()
+    assert sorted(p.name for p in folder.iterdir() if p.name != "empty") == [second.load_id]
+    rows = pq.read_table(folder / second.load_id).num_rows  # any Parquet reader reads it
+    assert rows == 6
