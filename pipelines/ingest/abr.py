@@ -34,7 +34,14 @@ import pyarrow.compute as pc
 from lxml import etree
 
 from pipelines.identifiers import ABN_WEIGHTS
-from pipelines.ingest.base import Batch, FileInfo, LandingFile, Quarantined, SourceFileError
+from pipelines.ingest.base import (
+    Batch,
+    FileInfo,
+    LandingFile,
+    PartSink,
+    Quarantined,
+    SourceFileError,
+)
 from pipelines.ingest.tables import ABR_ABNS, ABR_OTHER_NAMES
 
 CHUNK_BYTES = 8 * 1024 * 1024
@@ -391,12 +398,10 @@ def parse_chunk(chunk: Chunk) -> Batch:
                         raws.append(raw)
             line += piece.count("\n")
 
-    origin: list[int] | None = None
     odd_raws: dict[int, str] = {}
+    dropped: set[int] = set()
     if raws is None and any(m[_G_RAW] for m in matches):
-        matches, lines, origin, odd_raws = _read_odd_records(
-            chunk, matches, lines, quarantine, lxml_names
-        )
+        odd_raws, dropped = _read_odd_records(chunk, matches, lines, quarantine, lxml_names)
 
     line_texts: list[bytes] = []
 
@@ -411,12 +416,11 @@ def parse_chunk(chunk: Chunk) -> Batch:
                 line_texts.extend(data.split(b"\n"))
             raw = line_texts[lines[i] - chunk.first_line]
         else:
-            position = origin[i] if origin is not None else i
-            end = data.find(_END, starts[position])
-            raw = data[starts[position] : end + len(_END)]
+            end = data.find(_END, starts[i])
+            raw = data[starts[i] : end + len(_END)]
         return raw.decode(chunk.encoding, errors="replace").strip()
 
-    return _to_batch(chunk.file, matches, lines, raw_of, quarantine, lxml_names)
+    return _to_batch(chunk.file, matches, lines, raw_of, quarantine, lxml_names, dropped)
 
 
 def _read_odd_records(
@@ -425,33 +429,31 @@ def _read_odd_records(
     lines: list[int],
     quarantine: list[Quarantined],
     lxml_names: dict[int, list[OtherName]],
-) -> tuple[list[tuple[Any, ...]], list[int], list[int], dict[int, str]]:
-    """Replace the non-canonical records of a chunk by what lxml reads (or quarantine them).
+) -> tuple[dict[int, str], set[int]]:
+    """Read the chunk's non-canonical records with lxml, in place.
 
-    Returns the records kept, their lines, each kept record's position among the chunk's
-    records (to find its landed text later), and the text of the records lxml read.
+    A record lxml reads replaces its match; one it cannot read is quarantined and its index
+    returned in the dropped set. Also returns the landed text of the records read.
     """
-    kept: list[tuple[Any, ...]] = []
-    kept_lines: list[int] = []
-    origin: list[int] = []
     odd_raws: dict[int, str] = {}
-    for position, (match, line) in enumerate(zip(matches, lines, strict=True)):
-        raw = match[_G_RAW]
-        if not raw:
-            kept.append(match)
-            kept_lines.append(line)
-            origin.append(position)
-            continue
-        for rec_line, rec_raw, result in _slow_piece(raw[: -len("</ABR>")], line):
-            if isinstance(result, Exception):
-                quarantine.append(Quarantined.of(chunk.file, rec_line, str(result), rec_raw))
-            else:
-                odd_raws[len(kept)] = rec_raw
-                lxml_names[len(kept)] = result[_G_TAIL]
-                kept.append((*result[:_G_TAIL], "", ""))
-                kept_lines.append(rec_line)
-                origin.append(position)
-    return kept, kept_lines, origin, odd_raws
+    dropped: set[int] = set()
+    for i in [i for i, match in enumerate(matches) if match[_G_RAW]]:
+        raw = matches[i][_G_RAW]
+        parsed = list(_slow_piece(raw[: -len("</ABR>")], lines[i]))
+        rec_line, rec_raw, result = parsed[0]  # the span holds one record
+        if isinstance(result, Exception):
+            quarantine.append(Quarantined.of(chunk.file, rec_line, str(result), rec_raw))
+            matches[i] = _EMPTY_GROUPS
+            dropped.add(i)
+        else:
+            odd_raws[i] = rec_raw
+            lxml_names[i] = result[_G_TAIL]
+            matches[i] = (*result[:_G_TAIL], "", "")
+            lines[i] = rec_line
+    return odd_raws, dropped
+
+
+_EMPTY_GROUPS: tuple[str, ...] = ("",) * (_N_GROUPS + 1)
 
 
 def _abn_valid_mask(abns: pa.Array) -> np.ndarray:
@@ -542,7 +544,9 @@ def _to_batch(
     raw_of: Any,
     quarantine: list[Quarantined],
     lxml_names: dict[int, list[OtherName]] | None = None,
+    dropped: set[int] | frozenset[int] = frozenset(),
 ) -> Batch:
+    """Columns of the matched records; ``dropped`` ones are already quarantined."""
     lxml_names = lxml_names or {}
     n = len(matches)
     # one conversion of all groups (cheaper than transposing in Python and 26 arrays)
@@ -568,7 +572,8 @@ def _to_batch(
 
     reasons: dict[int, str] = {}
     for i in np.flatnonzero(~_abn_valid_mask(abn)):
-        reasons[int(i)] = f"invalid ABN {abn[int(i)].as_py()!r} (check digits)"
+        if int(i) not in dropped:
+            reasons[int(i)] = f"invalid ABN {abn[int(i)].as_py()!r} (check digits)"
     dates: dict[str, pa.Array] = {}
     for column, attribute, first, second in (
         ("abn_status_from_date", "ABNStatusFromDate", _G_FROM, _G_FROM2),
@@ -578,8 +583,13 @@ def _to_batch(
         raw_dates = pick(first, second)
         dates[column], bad = _dates(raw_dates)
         for i in np.flatnonzero(bad):
-            reasons.setdefault(int(i), f"invalid date {attribute}={raw_dates[int(i)].as_py()!r}")
+            if int(i) not in dropped:
+                reasons.setdefault(
+                    int(i), f"invalid date {attribute}={raw_dates[int(i)].as_py()!r}"
+                )
     keep = np.ones(n, dtype=bool)
+    for i in dropped:
+        keep[i] = False
     for i, reason in sorted(reasons.items()):
         keep[i] = False
         quarantine.append(Quarantined.of(file, lines[i], reason, raw_of(i)))
@@ -608,7 +618,7 @@ def _to_batch(
         "source_line": pa.array(lines, type=pa.int64()),
     }
     abns = pa.Table.from_arrays([columns[f.name] for f in ABR_ABNS], schema=ABR_ABNS)
-    if reasons:
+    if reasons or dropped:
         abns = abns.filter(pa.array(keep))
     return Batch(
         tables={
@@ -699,15 +709,28 @@ def parse(file: LandingFile, executor: Executor | None = None) -> Iterator[Batch
         yield batch
 
 
+def parse_chunk_into(chunk: Chunk, sink: PartSink, part: int) -> Batch:
+    """Parse a chunk and write its rows to the sink (in a worker): only counts come back."""
+    batch = parse_chunk(chunk)
+    written = {key: sink.write(key, table, part) for key, table in batch.tables.items()}
+    return Batch(quarantine=batch.quarantine, written=written)
+
+
 def parse_files(
-    files: list[LandingFile], executor: Executor | None = None, prefetch: int = 6
+    files: list[LandingFile],
+    executor: Executor | None = None,
+    sink: PartSink | None = None,
+    prefetch: int = 6,
 ) -> Iterator[tuple[LandingFile, Batch]]:
     """Stream several files as (file, batch) pairs, in file order.
 
     With an executor, chunks are parsed in parallel worker processes and the stream of
-    chunks runs across file boundaries, so small files keep every worker busy too. Each
-    file's record count is checked against its ``<RecordCount>`` when its last chunk is in.
+    chunks runs across file boundaries, so small files keep every worker busy too; with a
+    sink as well, the workers write the rows themselves and the batches carry counts only.
+    Each file's record count is checked against its ``<RecordCount>`` when its last chunk
+    is in.
     """
+    part = 0
     pending: deque[tuple[LandingFile, Future[Batch] | Batch | None]] = deque()
     parsed: dict[LandingFile, int] = {}
     declared: dict[LandingFile, int | None] = {}
@@ -724,7 +747,7 @@ def parse_files(
                 )
             return
         batch = item.result() if isinstance(item, Future) else item
-        records = batch.tables["abns"].num_rows
+        records = batch.count("abns")
         records += sum(1 for q in batch.quarantine if q.reason != OUTSIDE_RECORD)
         parsed[file] = parsed.get(file, 0) + records
         yield file, batch
@@ -732,7 +755,13 @@ def parse_files(
     for file in files:
         declared[file] = file_info(file).declared_records
         for chunk in iter_chunks(file):
-            work = executor.submit(parse_chunk, chunk) if executor else parse_chunk(chunk)
+            part += 1
+            if executor is None:
+                work: Future[Batch] | Batch = parse_chunk(chunk)
+            elif sink is None:
+                work = executor.submit(parse_chunk, chunk)
+            else:
+                work = executor.submit(parse_chunk_into, chunk, sink, part)
             pending.append((file, work))
             while len(pending) > (prefetch if executor else 0):
                 yield from settle(*pending.popleft())

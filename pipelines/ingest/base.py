@@ -109,10 +109,48 @@ class Batch:
 
     tables: dict[str, pa.Table] = field(default_factory=dict)
     quarantine: list[Quarantined] = field(default_factory=list)
+    written: dict[str, int] = field(default_factory=dict)  # rows the parser wrote to a PartSink
 
     @property
     def rows(self) -> int:
-        return sum(t.num_rows for t in self.tables.values())
+        return sum(t.num_rows for t in self.tables.values()) + sum(self.written.values())
+
+    def count(self, key: str) -> int:
+        table = self.tables.get(key)
+        return (table.num_rows if table is not None else 0) + self.written.get(key, 0)
+
+
+@dataclass(frozen=True)
+class PartSink:
+    """Staging directories a parser's worker processes write their rows to, as Parquet parts.
+
+    Handed to parsers that parse in worker processes, so that parsed rows are written where
+    they are parsed instead of travelling back to the loading process. Part numbers keep
+    file order.
+    """
+
+    directories: dict[str, Path]  # parser's table key -> staging directory
+
+    def write(self, key: str, rows: pa.Table, part: int) -> int:
+        if rows.num_rows:
+            write_part(rows, self.directories[key] / f"part-{part:06d}.parquet")
+        return rows.num_rows
+
+
+def write_part(rows: pa.Table, path: Path) -> None:
+    """One raw Parquet part: one row group, codes dictionary-encoded, snappy."""
+    import pyarrow.parquet as pq
+
+    from pipelines.ingest.tables import dictionary_columns
+
+    pq.write_table(
+        rows,
+        path,
+        compression="snappy",
+        row_group_size=max(rows.num_rows, 1),
+        use_dictionary=dictionary_columns(rows.schema),
+        write_statistics=False,
+    )
 
 
 @dataclass(frozen=True)

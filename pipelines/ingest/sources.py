@@ -14,13 +14,16 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from pipelines.ingest import abr, asic_business_names, asic_companies
-from pipelines.ingest.base import Batch, FileInfo, LandingFile
+from pipelines.ingest.base import Batch, FileInfo, LandingFile, PartSink
 from pipelines.ingest.files import SnapshotKey, dated_name_key
 from pipelines.ingest.tables import ABR_ABNS, ABR_OTHER_NAMES, ASIC_BUSINESS_NAMES, ASIC_COMPANIES
 from pipelines.warehouse.quality import TableChecks
 
-# A parser reads the files of one snapshot in order, yielding (file, batch) pairs.
-Parser = Callable[[list[LandingFile], Executor | None], Iterator[tuple[LandingFile, Batch]]]
+# A parser reads the files of one snapshot in order, yielding (file, batch) pairs. Parsers
+# that parse in worker processes may write rows straight to the PartSink they are given.
+Parser = Callable[
+    [list[LandingFile], Executor | None, PartSink | None], Iterator[tuple[LandingFile, Batch]]
+]
 
 
 def each_file(parse_one: Callable[[LandingFile], Iterator[Batch]]) -> Parser:

@@ -35,7 +35,7 @@ from typing import Union
 import duckdb
 import pyarrow as pa
 
-from pipelines.ingest.base import LandingFile, Quarantined, SourceFileError
+from pipelines.ingest.base import LandingFile, PartSink, Quarantined, SourceFileError
 from pipelines.ingest.files import checksums, discover
 from pipelines.ingest.sources import Source
 from pipelines.settings import Settings
@@ -339,11 +339,13 @@ def _consume(
     total = 0
     done: set[LandingFile] = set()
     with _parse_pool(source, settings, total_bytes) as pool:
-        for file, batch in source.parse(files, pool):
+        sink = PartSink({key: b.table.directory for key, b in buffers.items()}) if pool else None
+        for file, batch in source.parse(files, pool, sink):
             for key, table in batch.tables.items():
                 buffers[key].add(table)
+            for key in source.tables:
                 name = source.tables[key].name
-                result.rows[name] = result.rows.get(name, 0) + table.num_rows
+                result.rows[name] = result.rows.get(name, 0) + batch.count(key)
             per_file[file]["rows"] += batch.rows
             if batch.quarantine:
                 quarantine_buffer.add(_quarantine_table(batch.quarantine))

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from pipelines.ingest.base import write_part
 from pipelines.settings import Settings
 
 EMPTY = "empty"  # location of a table that was never loaded: one empty file with the schema
@@ -55,12 +55,11 @@ class PartWriter:
 
     def write(self, rows: pa.Table) -> None:
         self.parts += 1
-        path = self.directory / f"part-{self.parts:06d}.parquet"
-        pq.write_table(rows, path, compression="snappy", row_group_size=len(rows) or 1)
+        write_part(rows, self.directory / f"part-m{self.parts:06d}.parquet")  # workers: part-NNNNNN
 
     def finish(self) -> None:
         """A table with no rows still needs one file, so the view has its columns."""
-        if self.parts == 0:
+        if not any(self.directory.glob("*.parquet")):
             self.write(self.schema.empty_table())
 
 

@@ -164,8 +164,8 @@ _KILLER = textwrap.dedent(
     from pipelines.warehouse.loader import load_source
 
     source = SOURCES["abr"]
-    def parse_then_die(files, pool):
-        for file, batch in source.parse(files, pool):
+    def parse_then_die(files, pool, sink):
+        for file, batch in source.parse(files, pool, sink):
             if file.name.endswith("Public02.xml"):
                 os.kill(os.getpid(), signal.SIGKILL)  # mid-load: part 1 staged, nothing swapped
             yield file, batch
