@@ -210,6 +210,11 @@ _OTHER = re.compile(
 )
 _OTHER_OR_SEPARATOR = re.compile("(\x1e)|" + _OTHER.pattern)
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
+# The fast path runs on the UTF-8 bytes: no decoding of whole chunks, cheaper matching.
+_RECORDS_B = re.compile(_RECORDS.pattern.encode())
+_OTHER_OR_SEPARATOR_B = re.compile(_OTHER_OR_SEPARATOR.pattern.encode())
+_ATTR_B = re.compile(_ATTR.pattern.encode())
+_UTF8 = {"utf-8", "utf8", "us-ascii", "ascii"}
 # group numbers in _CANONICAL
 _G_UPDATED, _G_REPLACED, _G_REPLACED2, _G_UPDATED2 = 0, 1, 2, 3
 _G_STATUS, _G_FROM, _G_FROM2, _G_STATUS2 = 4, 5, 6, 7
@@ -221,24 +226,6 @@ _N_GROUPS = 27
 _G_RAW = 27  # in _RECORDS only: a record that is not canonical
 
 OtherName = tuple[str, str, str | None, str | None]  # (type, name, dgr status, dgr from date)
-
-
-def _others_from_tail(tail: str) -> list[OtherName]:
-    found: list[OtherName] = []
-    for kind, name, dgr_attrs, fund in _OTHER.findall(tail):
-        if kind:
-            found.append((kind, _unescape(name).strip(), None, None))
-        elif fund:
-            attrs = dict(_ATTR.findall(dgr_attrs))
-            found.append(
-                (
-                    "DGR",
-                    _unescape(fund).strip(),
-                    attrs.get("status"),
-                    attrs.get("DGRStatusFromDate"),
-                )
-            )
-    return found
 
 
 def _escape(value: str) -> str:
@@ -349,10 +336,11 @@ def init_worker() -> None:
 
 def parse_chunk(chunk: Chunk) -> Batch:
     """Parse one chunk of whole records into Arrow tables plus quarantined records."""
-    text = chunk.data.decode(chunk.encoding, errors="replace")
-    matches: list[tuple[Any, ...]] = _RECORDS.findall(text)
-    quarantine: list[Quarantined] = []
     data = chunk.data
+    if chunk.encoding not in _UTF8:  # a single-byte codepage: transcode once (lines stay put)
+        data = data.decode(chunk.encoding, errors="replace").encode("utf-8")
+    matches: list[tuple[Any, ...]] = _RECORDS_B.findall(data)
+    quarantine: list[Quarantined] = []
     first = data.find(b"<ABR")
     # matches are disjoint, one per record start: equal counts = every record was seen once
     canonical = first >= 0 and len(matches) == data.count(b"<ABR")
@@ -372,6 +360,7 @@ def parse_chunk(chunk: Chunk) -> Batch:
     else:
         matches, lines, raws = [], [], []
         line = chunk.first_line
+        text = data.decode("utf-8", errors="replace")
         for piece in text.split("</ABR>")[:-1]:
             start = piece.find("<ABR")
             if start < 0:
@@ -384,7 +373,7 @@ def parse_chunk(chunk: Chunk) -> Batch:
             record = piece[start:] + "</ABR>"
             match = _CANONICAL.fullmatch(record)
             if match is not None:
-                matches.append((*match.groups(default=""), ""))
+                matches.append(_encoded((*match.groups(default=""), "")))
                 lines.append(line + piece.count("\n", 0, start))
                 raws.append(record)
             else:
@@ -393,7 +382,7 @@ def parse_chunk(chunk: Chunk) -> Batch:
                         quarantine.append(Quarantined.of(chunk.file, rec_line, str(result), raw))
                     else:
                         lxml_names[len(matches)] = result[_G_TAIL]
-                        matches.append((*result[:_G_TAIL], "", ""))
+                        matches.append(_encoded((*result[:_G_TAIL], "", "")))
                         lines.append(rec_line)
                         raws.append(raw)
             line += piece.count("\n")
@@ -418,7 +407,7 @@ def parse_chunk(chunk: Chunk) -> Batch:
         else:
             end = data.find(_END, starts[i])
             raw = data[starts[i] : end + len(_END)]
-        return raw.decode(chunk.encoding, errors="replace").strip()
+        return raw.decode("utf-8", errors="replace").strip()
 
     return _to_batch(chunk.file, matches, lines, raw_of, quarantine, lxml_names, dropped)
 
@@ -438,7 +427,7 @@ def _read_odd_records(
     odd_raws: dict[int, str] = {}
     dropped: set[int] = set()
     for i in [i for i, match in enumerate(matches) if match[_G_RAW]]:
-        raw = matches[i][_G_RAW]
+        raw = matches[i][_G_RAW].decode("utf-8", errors="replace")
         parsed = list(_slow_piece(raw[: -len("</ABR>")], lines[i]))
         rec_line, rec_raw, result = parsed[0]  # the span holds one record
         if isinstance(result, Exception):
@@ -448,12 +437,28 @@ def _read_odd_records(
         else:
             odd_raws[i] = rec_raw
             lxml_names[i] = result[_G_TAIL]
-            matches[i] = (*result[:_G_TAIL], "", "")
+            matches[i] = _encoded((*result[:_G_TAIL], "", ""))
             lines[i] = rec_line
     return odd_raws, dropped
 
 
-_EMPTY_GROUPS: tuple[str, ...] = ("",) * (_N_GROUPS + 1)
+_EMPTY_GROUPS: tuple[bytes, ...] = (b"",) * (_N_GROUPS + 1)
+
+
+def _encoded(groups: tuple[str, ...]) -> tuple[bytes, ...]:
+    return tuple(g.encode("utf-8") for g in groups)
+
+
+def _utf8(array: pa.Array) -> pa.Array:
+    """Binary -> string; invalid UTF-8 (a damaged file) becomes U+FFFD, as a decoder would."""
+    try:
+        return array.cast(pa.string())
+    except pa.ArrowInvalid:
+        values = [
+            v.decode("utf-8", errors="replace") if v is not None else None
+            for v in array.to_pylist()
+        ]
+        return pa.array(values, type=pa.string())
 
 
 def _abn_valid_mask(abns: pa.Array) -> np.ndarray:
@@ -497,7 +502,7 @@ _REFERENCES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), (
 
 
 _GROUPS = pa.struct(
-    [pa.field(f"g{i}", pa.large_string() if i >= _G_TAIL else pa.string()) for i in range(28)]
+    [pa.field(f"g{i}", pa.large_binary() if i >= _G_TAIL else pa.binary()) for i in range(28)]
 )
 
 
@@ -551,7 +556,7 @@ def _to_batch(
     n = len(matches)
     # one conversion of all groups (cheaper than transposing in Python and 26 arrays)
     struct = pa.array(matches, type=_GROUPS) if n else pa.array([], type=_GROUPS)
-    g = [_clean(struct.field(i), unescape=i in _UNESCAPED) for i in range(_N_GROUPS - 1)]
+    g = [_clean(_utf8(struct.field(i)), unescape=i in _UNESCAPED) for i in range(_N_GROUPS - 1)]
 
     def pick(first: int, second: int) -> pa.Array:
         return pc.coalesce(g[first], g[second]) if g[second].null_count < n else g[first]
@@ -645,24 +650,27 @@ def _other_names(
     tails = [m[_G_TAIL] for m in matches]
     record: list[int] = []
     kinds: list[str] = []
-    names: list[str] = []
+    names: list[bytes] = []
     statuses: list[str | None] = []
     from_dates: list[str | None] = []
     canonical = [i for i, tail in enumerate(tails) if tail and keep[i]]
     position = 0
-    for separator, kind, name, dgr_attrs, fund in _OTHER_OR_SEPARATOR.findall(
-        "\x1e".join(tails[i] for i in canonical)
+    for separator, kind, name, dgr_attrs, fund in _OTHER_OR_SEPARATOR_B.findall(
+        b"\x1e".join(tails[i] for i in canonical)
     ):
         if separator:
             position += 1
         elif kind:
             record.append(canonical[position])
-            kinds.append(kind)
+            kinds.append(kind.decode("utf-8", errors="replace"))
             names.append(name)
             statuses.append(None)
             from_dates.append(None)
         elif fund:
-            attrs = dict(_ATTR.findall(dgr_attrs))
+            attrs = {
+                k.decode(): v.decode("utf-8", errors="replace")
+                for k, v in _ATTR_B.findall(dgr_attrs)
+            }
             record.append(canonical[position])
             kinds.append("DGR")
             names.append(fund)
@@ -673,12 +681,12 @@ def _other_names(
             for kind, name, status, from_date in found:
                 record.append(i)
                 kinds.append(kind)
-                names.append(name)
+                names.append(name.encode("utf-8"))  # lxml path: already escaped like source text
                 statuses.append(status)
                 from_dates.append(from_date)
 
     indices = pa.array(record, type=pa.int64())
-    name_array = pc.utf8_trim_whitespace(_unescape_array(pa.array(names, type=pa.string())))
+    name_array = pc.utf8_trim_whitespace(_unescape_array(_utf8(pa.array(names, type=pa.binary()))))
     abn_array = pc.take(abn, indices)
     dgr_dates, dgr_bad = _dates(pa.array(from_dates, type=pa.string()))
     if dgr_bad.any():  # a bad DGR date does not reject the entity: that date becomes null

@@ -26,7 +26,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,16 +201,13 @@ def load_source(
         sums = checksums(paths)
         if _content_fingerprint(sums) == previous["fingerprint"]:
             return _unchanged(source, previous, files, clock)
-    if sums is None:
-        tick = time.perf_counter()
-        sums = checksums(paths)
-        checksum_seconds = time.perf_counter() - tick
-    else:
-        checksum_seconds = 0.0
+    # Nothing to compare against: hash the files while they are parsed (hashing releases
+    # the GIL) and wait for the sums only at the swap.
+    hashing = ThreadPoolExecutor(max_workers=1) if sums is None else None
+    pending_sums = hashing.submit(checksums, paths) if hashing else None
 
     load_id = new_load_id(source.name)
     result = LoadResult(source.name, "loaded", load_id=load_id, files=[f.name for f in files])
-    result.timings["checksums"] = checksum_seconds
     try:
         tick = time.perf_counter()
         manifest = _stage(con, source, settings, files, load_id, result, progress)
@@ -230,6 +227,11 @@ def load_source(
                 + "; ".join(failed)
             )
         tick = time.perf_counter()
+        if pending_sums is not None:
+            sums = pending_sums.result()
+        result.timings["checksums_wait"] = time.perf_counter() - tick
+        tick = time.perf_counter()
+        assert sums is not None
         _swap(con, source, settings, load_id, started, sums, manifest, result)
         result.timings["swap"] = time.perf_counter() - tick
     except Exception as exc:
@@ -238,6 +240,9 @@ def load_source(
         message = str(exc) if known else f"{source.name}: {type(exc).__name__}: {exc}"
         _record_load(con, load_id, source.name, "failed", started, None, {}, 0, None, message)
         raise LoadError(message) from exc
+    finally:
+        if hashing is not None:
+            hashing.shutdown(wait=True)
     result.seconds = time.perf_counter() - clock
     return result
 

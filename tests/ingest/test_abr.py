@@ -643,3 +643,18 @@ def test_impossible_calendar_dates_are_quarantined_not_rolled_over(
     assert sum(b.tables["abns"].num_rows for b in batches) == 1
     [rejected] = [q for b in batches for q in b.quarantine]
     assert rejected.line == 4 and bad_day in rejected.reason
+
+
+def test_latin1_declared_file_and_invalid_utf8_bytes_are_read(tmp_path: Path) -> None:
+    from tests.conftest import abr_file, company_record
+
+    latin = abr_file(tmp_path / "20261118_Public01.xml", [company_record(1, "CAFÉ ÉTOILE PTY LTD")])
+    text = latin.read_text(encoding="utf-8").replace('encoding="UTF-8"', 'encoding="ISO-8859-1"')
+    latin.write_bytes(text.encode("latin-1"))
+    [batch] = list(abr.parse(LandingFile(latin)))
+    assert batch.tables["abns"].column("entity_name").to_pylist() == ["CAFÉ ÉTOILE PTY LTD"]
+
+    broken = abr_file(tmp_path / "20261118_Public02.xml", [company_record(2, "CAFE PTY LTD")])
+    broken.write_bytes(broken.read_bytes().replace(b"CAFE", b"CAF\xff"))
+    [batch] = list(abr.parse(LandingFile(broken)))
+    assert batch.tables["abns"].column("entity_name").to_pylist() == ["CAF\ufffd PTY LTD"]
