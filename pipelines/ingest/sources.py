@@ -30,7 +30,7 @@ def each_file(parse_one: Callable[[LandingFile], Iterator[Batch]]) -> Parser:
     """A parser for sources whose files are read one after another in this process."""
 
     def parse(
-        files: list[LandingFile], pool: Executor | None
+        files: list[LandingFile], pool: Executor | None, sink: PartSink | None
     ) -> Iterator[tuple[LandingFile, Batch]]:
         for file in files:
             for batch in parse_one(file):

@@ -237,3 +237,34 @@ def test_raw_tables_are_parquet_behind_views_and_old_files_go(settings: Settings
     assert sorted(p.name for p in folder.iterdir() if p.name != "empty") == [second.load_id]
     rows = pq.read_table(folder / second.load_id).num_rows  # any Parquet reader reads it
     assert rows == 6
+
+
+@pytest.mark.parametrize(
+    ("source", "fixture", "table"),
+    [
+        ("asic_companies", "company_bad_rows.csv", "asic__companies"),
+        ("asic_business_names", "business_names_bad_rows.csv", "asic__business_names"),
+    ],
+)
+def test_every_declared_source_loads_with_quarantine(
+    settings: Settings, source: str, fixture: str, table: str
+) -> None:
+    """The same machinery for every source: rows in, rejects quarantined, manifest kept."""
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / source
+    landed = settings.landing_dir / SOURCES[source].folder
+    landed.mkdir(parents=True)
+    name = fixture.replace("_bad_rows", "_202410")
+    (landed / name).write_bytes((fixtures / fixture).read_bytes())
+    with warehouse(settings) as con:
+        result = load_source(con, SOURCES[source], settings)
+        rows = con.execute(f"select count(*) from raw.{table}").fetchone()[0]
+        quarantined = con.execute(
+            "select count(*), min(file_name) from meta.quarantine where source = ?", [source]
+        ).fetchone()
+    assert result.status == "loaded"
+    assert rows == result.rows[table] > 0
+    assert quarantined == (result.quarantined, name) and result.quarantined > 0
+    assert (
+        load_source(duckdb.connect(str(settings.warehouse)), SOURCES[source], settings).status
+        == "unchanged"
+    )
