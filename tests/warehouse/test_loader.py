@@ -264,7 +264,5 @@ def test_every_declared_source_loads_with_quarantine(
     assert result.status == "loaded"
     assert rows == result.rows[table] > 0
     assert quarantined == (result.quarantined, name) and result.quarantined > 0
-    assert (
-        load_source(duckdb.connect(str(settings.warehouse)), SOURCES[source], settings).status
-        == "unchanged"
-    )
+    with warehouse(settings) as con:
+        assert load_source(con, SOURCES[source], settings).status == "unchanged"
