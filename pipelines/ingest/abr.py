@@ -72,6 +72,7 @@ class Chunk:
     encoding: str
     first_line: int  # physical line number of the chunk's first byte (1-based)
     data: bytes
+    newlines: int = -1  # newlines in data, counted by the reader (-1: not counted)
 
 
 def file_info(file: LandingFile) -> FileInfo:
@@ -126,8 +127,9 @@ def iter_chunks(file: LandingFile, chunk_bytes: int = CHUNK_BYTES) -> Iterator[C
             if cut >= 0:
                 cut += len(_END)
                 piece = buffer[:cut]
-                yield Chunk(file.name, encoding, line, piece)
-                line += piece.count(b"\n")
+                newlines = piece.count(b"\n")
+                yield Chunk(file.name, encoding, line, piece, newlines)
+                line += newlines
                 buffer = buffer[cut:]
             more = fh.read(chunk_bytes)
             if not more:
@@ -347,9 +349,13 @@ def parse_chunk(chunk: Chunk) -> Batch:
     starts: list[int] = []
     raws: list[str] | None = None
     lxml_names: dict[int, list[OtherName]] = {}
-    if canonical and data.count(b"\n", first) == data.count(b"\n<ABR", first) == len(matches) - 1:
+    before_first = data.count(b"\n", 0, first) if first >= 0 else 0
+    total_newlines = chunk.newlines if chunk.newlines >= 0 else data.count(b"\n")
+    if canonical and (
+        total_newlines - before_first == data.count(b"\n<ABR", first) == len(matches) - 1
+    ):
         # one record per line, as the publisher writes them: consecutive line numbers
-        first_line = chunk.first_line + data.count(b"\n", 0, first)
+        first_line = chunk.first_line + before_first
         lines = list(range(first_line, first_line + len(matches)))
     elif canonical:
         starts = [m.start() for m in _RECORD_START.finditer(data)]
@@ -485,20 +491,12 @@ _EMPTY = pa.scalar(None, pa.string())
 
 
 def _unescape_array(array: pa.Array) -> pa.Array:
-    """Resolve XML character references in a string column (vectorised; rare ones in Python)."""
-    if not pc.any(pc.match_substring(array, "&")).as_py():
+    """Resolve XML character references in a string column: only the rows that hold one."""
+    mask = pc.fill_null(pc.match_substring(array, "&"), False)
+    if not pc.any(mask).as_py():
         return array
-    if pc.any(pc.match_substring(array, "&#")).as_py():
-        return pa.array(
-            [_unescape(v) if v and "&" in v else v for v in array.to_pylist()], type=pa.string()
-        )
-    for reference, char in _REFERENCES:
-        array = pc.replace_substring(array, reference, char)
-    return array
-
-
-# &amp; last, so that "&amp;lt;" becomes "&lt;" and not "<"
-_REFERENCES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), ("&amp;", "&"))
+    values = pc.filter(array, mask).to_pylist()
+    return pc.replace_with_mask(array, mask, pa.array([_unescape(v) for v in values], pa.string()))
 
 
 _GROUPS = pa.struct(
