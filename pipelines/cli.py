@@ -76,7 +76,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     from pipelines.defs.transform.dbt import dbt_resource
 
     graph = defs.resolve_asset_graph()
-    assets = list(defs.assets or [])
+    assets = [a for a in defs.assets or [] if isinstance(a, dg.AssetsDefinition)]
     selection = (
         dg.AssetSelection.from_string(args.select) if args.select else dg.AssetSelection.all()
     )

@@ -591,11 +591,11 @@ def _to_batch(
                     int(i), f"invalid date {attribute}={raw_dates[int(i)].as_py()!r}"
                 )
     keep = np.ones(n, dtype=bool)
-    for i in dropped:
-        keep[i] = False
-    for i, reason in sorted(reasons.items()):
-        keep[i] = False
-        quarantine.append(Quarantined.of(file, lines[i], reason, raw_of(i)))
+    for index in dropped:
+        keep[index] = False
+    for index, reason in sorted(reasons.items()):
+        keep[index] = False
+        quarantine.append(Quarantined.of(file, lines[index], reason, raw_of(index)))
 
     columns = {
         "abn": abn,

@@ -58,7 +58,7 @@ class LandingFile:
         with archive:
             try:
                 with archive.open(self.member) as member:
-                    yield _ZipErrors(member, self.name)  # type: ignore[misc]
+                    yield _ZipErrors(member, self.name)  # type: ignore[misc,arg-type]
             except KeyError as exc:
                 raise SourceFileError(self.name, "member missing from zip") from exc
 

@@ -27,7 +27,9 @@ _ARROW_TO_SQL = {
 def connect(settings: Settings, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     path = settings.warehouse
     path.parent.mkdir(parents=True, exist_ok=True)
-    config: dict[str, str | int] = {"memory_limit": settings.duckdb_memory_limit}
+    config: dict[str, str | bool | int | float | list[str]] = {
+        "memory_limit": settings.duckdb_memory_limit
+    }
     if settings.duckdb_threads:
         config["threads"] = settings.duckdb_threads
     return duckdb.connect(str(path), read_only=read_only, config=config)

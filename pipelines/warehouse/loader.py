@@ -344,7 +344,12 @@ def _consume(
     total = 0
     done: set[LandingFile] = set()
     with _parse_pool(source, settings, total_bytes) as pool:
-        sink = PartSink({key: b.table.directory for key, b in buffers.items()}) if pool else None
+        directories = {
+            key: b.table.directory
+            for key, b in buffers.items()
+            if isinstance(b.table, rawfiles.PartWriter)
+        }
+        sink = PartSink(directories) if pool else None
         for file, batch in source.parse(files, pool, sink):
             for key, table in batch.tables.items():
                 buffers[key].add(table)
