@@ -10,6 +10,7 @@ import duckdb
 
 from pipelines.ingest.sources import SOURCES
 from pipelines.settings import Settings, today_in_brisbane
+from pipelines.warehouse.quality import dq_report
 from pipelines.warehouse.snapshot import current_snapshot
 
 
@@ -49,6 +50,9 @@ def collect_status(settings: Settings, *, today: dt.date | None = None) -> dict[
             "quarantined": loaded["quarantined"] if loaded else 0,
             "last_attempt": attempt["status"] if attempt else None,
             "last_message": attempt["message"] if attempt else None,
+            "last_load_id": attempt["load_id"] if attempt else None,
+            # the data-quality report of the last attempt (meta.dq_results)
+            "checks": attempt["checks"] if attempt else [],
             "stale": False,
         }
         if attempt and attempt["status"] == "failed":
@@ -101,13 +105,22 @@ def _loads(
             "quarantined": quarantined or 0,
         }
     attempts = {}
-    for source, status, message in con.execute(
+    for load_id, source, status, message in con.execute(
         """
-        select source, status, message from meta.loads
+        select load_id, source, status, message from meta.loads
         qualify row_number() over (partition by source order by started_at desc) = 1
         """
     ).fetchall():
-        attempts[source] = {"status": status, "message": message}
+        checks = [
+            {k: row[k] for k in ("table_name", "check_name", "passed", "observed", "expected")}
+            for row in dq_report(con, load_id)
+        ]
+        attempts[source] = {
+            "load_id": load_id,
+            "status": status,
+            "message": message,
+            "checks": checks,
+        }
     return latest, attempts
 
 
@@ -133,6 +146,17 @@ def render_status(status: dict[str, Any]) -> str:
         )
         if s["last_attempt"] == "failed":
             lines.append(f"      last attempt failed: {s['last_message']}")
+        passed = sum(1 for c in s["checks"] if c["passed"])
+        if s["checks"]:
+            lines.append(
+                f"      data quality ({s['last_load_id']}): {passed}/{len(s['checks'])} checks passed"
+            )
+        for check in s["checks"]:
+            if not check["passed"]:
+                lines.append(
+                    f"        FAILED {check['table_name']}.{check['check_name']}: "
+                    f"{check['observed']} (expected {check['expected']})"
+                )
     if status["marts"]:
         lines.append("marts:")
         lines += [f"  {t:<30} {n:,} rows" for t, n in status["marts"].items()]

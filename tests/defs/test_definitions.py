@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import dagster as dg
+import pytest
 
 from pipelines.definitions import defs
 from pipelines.ingest.sources import SOURCES
@@ -73,3 +76,24 @@ def test_schedule_and_sensor_exist_and_are_off_by_default() -> None:
     assert schedule.default_status == dg.DefaultScheduleStatus.STOPPED
     assert schedule.execution_timezone == "Australia/Brisbane"
     assert sensor.default_status == dg.DefaultSensorStatus.STOPPED
+
+
+def test_sensor_requests_a_run_only_when_landing_files_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pipelines.defs.ingest.sensors import new_landing_files
+
+    monkeypatch.setenv("BVS_DATA_DIR", str(tmp_path))
+    empty = new_landing_files(dg.build_sensor_context(cursor=None))
+    assert isinstance(empty, dg.SkipReason)
+
+    (tmp_path / "landing" / "abr").mkdir(parents=True)
+    (tmp_path / "landing" / "abr" / "20261118_Public01.xml").write_text("x")
+    first = new_landing_files(dg.build_sensor_context(cursor=None))
+    assert isinstance(first, dg.SensorResult) and len(first.run_requests or []) == 1
+    again = new_landing_files(dg.build_sensor_context(cursor=first.cursor))
+    assert isinstance(again, dg.SkipReason)
+
+    (tmp_path / "landing" / "abr" / "20261125_Public01.xml").write_text("new week")
+    changed = new_landing_files(dg.build_sensor_context(cursor=first.cursor))
+    assert isinstance(changed, dg.SensorResult) and changed.cursor != first.cursor

@@ -114,6 +114,9 @@ def test_status_reports_sources_snapshot_and_staleness(world: dict) -> None:
     assert by_source["abr"]["extract_date"] == "2026-11-18"
     assert by_source["abr"]["quarantined"] == world["planted"]["counts"]["abr"]["malformed"]
     assert report["snapshot"]["as_of"] == AS_OF
+    checks = {(c["table_name"], c["check_name"]): c["passed"] for c in by_source["abr"]["checks"]}
+    assert checks[("raw.abr__abns", "key_unique")] is True
+    assert checks[("raw.abr__abns", "abn_check_digits")] is True
     late = _run(["status", "--json", "--as-of", "2027-01-31"], world["env"])
     assert any("abr" in item for item in json.loads(late.stdout)["stale"])
 
@@ -134,6 +137,8 @@ def test_a_corrupt_file_fails_the_run_naming_it_and_keeps_the_snapshot(
     failed = _run(["run", "--as-of", AS_OF], env)
     assert failed.returncode == 1
     assert company.name in failed.stderr
+    status = _run(["status"], env)
+    assert "failed (previous data kept)" in status.stdout and company.name in status.stdout
     assert (data / "serving" / "CURRENT").read_text() == before
     with duckdb.connect(str(data / "warehouse.duckdb"), read_only=True) as con:
         rows = con.execute("select count(*) from raw.asic__companies").fetchone()[0]
