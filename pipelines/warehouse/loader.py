@@ -510,7 +510,7 @@ def _swap(
         for table in source.tables.values():
             directory = rawfiles.location(settings, table.name, load_id)
             con.execute(f"drop view if exists {staging_name(table.name)}")
-            con.execute(rawfiles.view_sql(f"raw.{table.name}", directory))
+            rawfiles.point_view(con, f"raw.{table.name}", directory)
             con.execute(
                 "insert or replace into meta.raw_tables values (?, ?, ?)",
                 [f"raw.{table.name}", str(directory), load_id],

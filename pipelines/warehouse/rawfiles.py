@@ -44,6 +44,19 @@ def view_sql(qualified: str, directory: Path) -> str:
     return f"create or replace view {qualified} as select * from read_parquet('{pattern}')"
 
 
+def point_view(con: duckdb.DuckDBPyConnection, qualified: str, directory: Path) -> None:
+    """Make ``qualified`` a view over ``directory``; a base table of that name (a warehouse
+    built before the raw layer moved to Parquet) is dropped in the same transaction."""
+    schema, name = qualified.split(".")
+    kind = con.execute(
+        "select table_type from information_schema.tables where table_schema = ? and table_name = ?",
+        [schema, name],
+    ).fetchone()
+    if kind and kind[0] == "BASE TABLE":
+        con.execute(f"drop table {qualified}")
+    con.execute(view_sql(qualified, directory))
+
+
 class PartWriter:
     """Writes one table's rows as numbered Parquet files (one per flushed batch)."""
 
