@@ -217,6 +217,11 @@ _RECORDS_B = re.compile(_RECORDS.pattern.encode())
 _OTHER_OR_SEPARATOR_B = re.compile(_OTHER_OR_SEPARATOR.pattern.encode())
 _ATTR_B = re.compile(_ATTR.pattern.encode())
 _UTF8 = {"utf-8", "utf8", "us-ascii", "ascii"}
+
+try:  # the same matcher in C (setup.py builds it; tests hold it equal to _RECORDS_B.findall)
+    from pipelines.ingest._abrscan import scan as _scan_records
+except ImportError:  # pragma: no cover - a machine that could not compile it
+    _scan_records = _RECORDS_B.findall
 # group numbers in _CANONICAL
 _G_UPDATED, _G_REPLACED, _G_REPLACED2, _G_UPDATED2 = 0, 1, 2, 3
 _G_STATUS, _G_FROM, _G_FROM2, _G_STATUS2 = 4, 5, 6, 7
@@ -341,7 +346,7 @@ def parse_chunk(chunk: Chunk) -> Batch:
     data = chunk.data
     if chunk.encoding not in _UTF8:  # a single-byte codepage: transcode once (lines stay put)
         data = data.decode(chunk.encoding, errors="replace").encode("utf-8")
-    matches: list[tuple[Any, ...]] = _RECORDS_B.findall(data)
+    matches: list[tuple[Any, ...]] = _scan_records(data)
     quarantine: list[Quarantined] = []
     first = data.find(b"<ABR")
     # matches are disjoint, one per record start: equal counts = every record was seen once
