@@ -4,15 +4,16 @@ One load of one source:
 
 1. find the newest snapshot of its landed files; none -> ``not_loaded`` (raw tables are
    created empty if they never existed, so downstream models still build);
-2. if the files are the ones the last successful load read (name, size and checksum) ->
-   ``unchanged``: nothing is written;
-3. stream every file through the source's parser into staging tables
-   ``raw.<table>__loading``; rejected rows are staged for ``meta.quarantine``;
-4. run the blocking data-quality checks on the staging tables; any failure -> the load
-   fails, staging is dropped and the previous tables stay;
-5. in ONE transaction: replace each raw table by its staging table, append the manifest,
-   the quarantine rows and the load record. A crash before the commit leaves the previous
-   tables; leftover staging tables are dropped by the next load.
+2. if the files are the ones the last successful load read (name, size and mtime, else
+   sha256) -> ``unchanged``: nothing is written;
+3. stream every file through the source's parser; the rows become Parquet parts in a new
+   directory per table (``rawfiles``), written by the parse workers or a writer thread;
+   rejected rows are staged for ``meta.quarantine``;
+4. run the blocking data-quality checks on staging views ``raw.<table>__loading`` over the
+   new parts; any failure -> the load fails, its files are removed, the previous tables stay;
+5. in ONE transaction: point each view ``raw.<table>`` at its new directory, append the
+   manifest, the quarantine rows and the load record; then delete the previous files.
+   A crash before the commit leaves the previous tables; the next load removes leftovers.
 """
 
 from __future__ import annotations
