@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pipelines.progress import Progress
+from pipelines.progress import TERMINAL_FD, Progress, interactive
 from pipelines.settings import PROJECT_ROOT, Settings, get_settings, today_in_brisbane
 
 
@@ -80,11 +80,19 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     selection = (
         dg.AssetSelection.from_string(args.select) if args.select else dg.AssetSelection.all()
     )
-    selected = selection.resolve(graph)
+    selected = set(selection.resolve(graph))
+    if args.select:
+        # one table of a source selects the whole source: its tables load together
+        for assets_def in assets:
+            if selected & assets_def.keys and not assets_def.can_subset:
+                selected |= assets_def.keys
+        selection = dg.AssetSelection.assets(*selected)
     if not selected:
         print(f"bvs run: the selection {args.select!r} matches no asset", file=sys.stderr)
         return 2
     print(f"bvs run: as of {as_of}, {len(selected)} assets, warehouse {settings.warehouse}")
+    if interactive(sys.stderr, settings.progress):  # live progress from inside the steps
+        os.environ[TERMINAL_FD] = str(os.dup(sys.stderr.fileno()))
     result = dg.materialize(
         assets,
         selection=selection,

@@ -7,11 +7,26 @@ import sys
 import time
 from typing import TextIO
 
+# Set by `bvs run` to a duplicate of its terminal's stderr: Dagster captures the output of
+# each step for its UI, so inside a step stderr is no longer the terminal.
+TERMINAL_FD = "BVS_PROGRESS_FD"
+
 
 def interactive(stream: TextIO = sys.stderr, setting: bool | None = None) -> bool:
     if setting is not None:
         return setting
     return stream.isatty() and not os.environ.get("CI")
+
+
+def terminal_stream() -> TextIO | None:
+    """The terminal handed over by `bvs run`, if any."""
+    fd = os.environ.get(TERMINAL_FD)
+    if not fd:
+        return None
+    try:
+        return os.fdopen(int(fd), "w", closefd=False)
+    except (OSError, ValueError):
+        return None
 
 
 class Progress:
@@ -26,8 +41,9 @@ class Progress:
         interval: float = 0.5,
     ) -> None:
         self.what = what
-        self.stream = stream
-        self.enabled = interactive(stream, enabled)
+        handed = terminal_stream() if enabled is None else None
+        self.stream = handed or stream
+        self.enabled = True if handed else interactive(stream, enabled)
         self.interval = interval
         self.started = time.monotonic()
         self._last = 0.0
