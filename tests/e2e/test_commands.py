@@ -143,3 +143,11 @@ def test_a_corrupt_file_fails_the_run_naming_it_and_keeps_the_snapshot(
     with duckdb.connect(str(data / "warehouse.duckdb"), read_only=True) as con:
         rows = con.execute("select count(*) from raw.asic__companies").fetchone()[0]
     assert rows == world["planted"]["counts"]["asic_companies"]["valid_rows"]
+
+
+def test_selecting_one_table_runs_its_whole_source(world: dict) -> None:
+    selected = _run(["run", "--as-of", AS_OF, "--select", "key:raw/abr__abns"], world["env"])
+    assert selected.returncode == 0, selected.stdout + selected.stderr
+    assert "2 assets" in selected.stdout  # raw/abr__abns and raw/abr__other_names load together
+    nothing = _run(["run", "--select", "key:raw/no_such_table"], world["env"])
+    assert nothing.returncode == 2 and "matches no asset" in nothing.stderr
