@@ -5,12 +5,14 @@ event loop manages about 66,000 records per second per core here, so this parser
 fast path and a safe path:
 
 * The byte stream is cut into chunks at ``</ABR>`` boundaries (never inside a record),
-  which works whatever the line layout. Chunks are parsed in parallel worker processes.
-* Within a chunk each record is read with ``str.find`` over the canonical element and
-  attribute spellings the publisher uses. Whenever a record deviates from them (attributes
-  in single quotes, whitespace inside tags, comments, CDATA, two records merged by an
-  unusual end tag…) that record is parsed again by lxml, so an unusual layout is slower but
-  still correct. A record lxml cannot parse either is quarantined.
+  which works whatever the line layout. Chunks are parsed in parallel worker processes,
+  which write their rows straight to Parquet parts when given a ``PartSink``.
+* Within a chunk one matcher reads every record in the publisher's canonical spelling and
+  captures any other record whole (``_RECORDS``: a regular expression, run in C by
+  ``_abrscan`` where that extension is built; tests hold the two equal). Records in another
+  spelling (attributes in single quotes, whitespace inside tags, comments, CDATA…) are read
+  by lxml, so an unusual layout is slower but still correct. A record lxml cannot parse
+  either is quarantined.
 * Values are validated per chunk with vectorised code (ABN check digits, YYYYMMDD dates);
   a record with a bad value is quarantined with its file, line and raw text.
 
