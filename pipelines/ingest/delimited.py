@@ -20,8 +20,11 @@ spec's Arrow schema. What it does for every source:
 * **Values** are trimmed of surrounding whitespace, and an empty value is null. Identifier
   columns lose their spaces, and ``0``/``00000000000``/empty mean null (as
   :func:`pipelines.identifiers.clean_identifier`); a present identifier must pass its check
-  digits. Date columns must be ``DD/MM/YYYY`` and a real calendar date.
-* **Quarantine**: a row with the wrong number of fields, a bad date, a bad identifier, or
+  digits. Date columns must be ``DD/MM/YYYY`` (or ``YYYY-MM-DD`` when the spec says
+  ``date_format="YYYY-MM-DD"``) and a real calendar date. Integer, float and boolean
+  columns (``true``/``false``, any case) must parse as such.
+* **Quarantine**: a row with the wrong number of fields, a bad date, number or boolean, a
+  bad identifier, or
   an empty value in a column the schema declares not-null goes to ``Batch.quarantine`` with
   the file, physical line, every reason, and the raw line. All other rows load.
 
@@ -42,7 +45,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import BinaryIO
+from typing import BinaryIO, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -69,6 +72,8 @@ _RAW = "__raw"  # the record as read, kept when fields cannot be re-joined into 
 Mask = npt.NDArray[np.bool_]
 Ints = npt.NDArray[np.int64]
 Int32s = npt.NDArray[np.int32]
+DateFormat = Literal["DD/MM/YYYY", "YYYY-MM-DD"]
+_TYPED = {pa.int64(): "integer", pa.float64(): "number", pa.bool_(): "boolean"}
 
 
 class IdKind(StrEnum):
@@ -98,6 +103,7 @@ class DelimitedSpec:
     identifiers: Mapping[str, IdKind] = field(default_factory=dict)
     delimiter: str | None = "\t"  # None: read from the header line (tab or comma)
     quoted: bool = False
+    date_format: DateFormat = "DD/MM/YYYY"
 
     def __post_init__(self) -> None:
         data_fields = [f for f in self.schema if f.name not in LINEAGE_COLUMNS]
@@ -124,8 +130,13 @@ class DelimitedSpec:
             if name not in outputs or self.schema.field(name).type != pa.string():
                 problems.append(f"identifier column {name} must be a string column")
         for f in data_fields:
-            if f.name not in self.dates and f.type != pa.string():
-                problems.append(f"column {f.name} is {f.type}; only string and date read here")
+            if f.name not in self.dates and f.type != pa.string() and f.type not in _TYPED:
+                problems.append(
+                    f"column {f.name} is {f.type}; only string, date, int64, float64 and bool"
+                    " read here"
+                )
+        if self.date_format not in ("DD/MM/YYYY", "YYYY-MM-DD"):
+            problems.append(f"unknown date format {self.date_format!r}")
         if self.delimiter is not None and len(self.delimiter) != 1:
             problems.append("delimiter must be one character")
         if [f.name for f in self.schema][-2:] != list(LINEAGE_COLUMNS):
@@ -587,11 +598,15 @@ class _Converter:
             header = self.headers[f.name]
             present = _lengths(text) > 0
             if f.name in self.spec.dates:
-                values, bad = parse_dates(text)
-                problems.append((bad, f"bad date in {header} (expected DD/MM/YYYY)", text))
+                values, bad = parse_dates(text, self.spec.date_format)
+                reason = f"bad date in {header} (expected {self.spec.date_format})"
+                problems.append((bad, reason, text))
             elif kind := self.spec.identifiers.get(f.name):
                 values, present, bad = clean_identifiers(text, kind)
                 problems.append((bad, f"invalid {kind} in {header}", text))
+            elif f.type in _TYPED:
+                values, bad = parse_typed(text, f.type)
+                problems.append((bad, f"bad {_TYPED[f.type]} in {header}", text))
             else:
                 values = _empty_to_null(text, present)
             if not f.nullable:
@@ -777,27 +792,34 @@ def _valid(identifier: str, kind: IdKind) -> bool:
 
 _DAYS_IN_MONTH = np.array([31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtype=np.int32)
 _DATE_DIGITS = [0, 1, 3, 4, 6, 7, 8, 9]
+_ISO_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9]
 _SLASH = ord("/") - ord("0")
+_DASH = ord("-") - ord("0")
 
 
-def parse_dates(values: pa.StringArray) -> tuple[pa.Array, Mask]:
-    """(DD/MM/YYYY values as date32, rows whose value is present but not such a date).
+def parse_dates(
+    values: pa.StringArray, date_format: DateFormat = "DD/MM/YYYY"
+) -> tuple[pa.Array, Mask]:
+    """(dates as date32, rows whose value is present but not such a date).
 
-    Empty values are null. Only two-digit days and months, four-digit years and real
-    calendar dates pass (``1/2/2020`` and ``31/02/2020`` do not).
+    ``date_format`` is ``DD/MM/YYYY`` (the default) or ``YYYY-MM-DD`` (ISO). Empty values
+    are null. Only two-digit days and months, four-digit years and real calendar dates pass
+    (``1/2/2020``, ``2020-2-1`` and ``31/02/2020`` do not).
     """
     rows, chars = _fixed_width(values, 10)
-    day = chars[:, 0] * 10 + chars[:, 1]
-    month = chars[:, 3] * 10 + chars[:, 4]
-    year = chars[:, 6] * 1000 + chars[:, 7] * 100 + chars[:, 8] * 10 + chars[:, 9]
-    ok = (
-        (chars[:, 2] == _SLASH)
-        & (chars[:, 5] == _SLASH)
-        & _all_digits(chars[:, _DATE_DIGITS])
-        & (month >= 1)
-        & (month <= 12)
-        & (year >= 1)
-    )
+    if date_format == "YYYY-MM-DD":
+        day = chars[:, 8] * 10 + chars[:, 9]
+        month = chars[:, 5] * 10 + chars[:, 6]
+        year = chars[:, 0] * 1000 + chars[:, 1] * 100 + chars[:, 2] * 10 + chars[:, 3]
+        separators = (chars[:, 4] == _DASH) & (chars[:, 7] == _DASH)
+        digits = _all_digits(chars[:, _ISO_DIGITS])
+    else:
+        day = chars[:, 0] * 10 + chars[:, 1]
+        month = chars[:, 3] * 10 + chars[:, 4]
+        year = chars[:, 6] * 1000 + chars[:, 7] * 100 + chars[:, 8] * 10 + chars[:, 9]
+        separators = (chars[:, 2] == _SLASH) & (chars[:, 5] == _SLASH)
+        digits = _all_digits(chars[:, _DATE_DIGITS])
+    ok = separators & digits & (month >= 1) & (month <= 12) & (year >= 1)
     month = np.where(ok, month, 1)
     leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
     ok &= (day >= 1) & (day <= _DAYS_IN_MONTH[month - 1] + ((month == 2) & leap))
@@ -810,3 +832,35 @@ def parse_dates(values: pa.StringArray) -> tuple[pa.Array, Mask]:
     parsed[rows] = ok
     result = pa.Array.from_buffers(pa.date32(), n, [_bitmap(parsed), pa.py_buffer(days)])
     return result, (_lengths(values) > 0) & ~parsed
+
+
+_BOOLEANS = {"true": True, "false": False}
+
+
+def parse_typed(values: pa.StringArray, type_: pa.DataType) -> tuple[pa.Array, Mask]:
+    """(values as int64, float64 or bool, rows whose value is present but does not parse).
+
+    Empty values are null. Booleans are ``true`` or ``false`` in any case. A whole array
+    is cast at once; only when that fails is each value tried, to find the bad ones.
+    """
+    present = _lengths(values) > 0
+    text = _empty_to_null(values, present)
+    if type_ == pa.bool_():
+        lowered = pc.utf8_lower(text)
+        known = pc.is_in(lowered, value_set=_string_array(list(_BOOLEANS)))
+        bad = present & ~np.asarray(known.fill_null(False).to_numpy(zero_copy_only=False))
+        truth = pc.equal(lowered, "true")
+        return pc.if_else(_bool_array(~bad), truth, pa.nulls(len(values), pa.bool_())), bad
+    try:
+        return pc.cast(text, type_), np.zeros(len(values), dtype=np.bool_)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    parsed: list[object] = []
+    bad = np.zeros(len(values), dtype=np.bool_)
+    for i, value in enumerate(text.to_pylist()):
+        try:
+            parsed.append(None if value is None else pc.cast(pa.scalar(value), type_).as_py())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            parsed.append(None)
+            bad[i] = True
+    return pa.array(parsed, type=type_), bad

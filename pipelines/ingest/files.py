@@ -1,7 +1,8 @@
 """Finding a source's landed files: plain files and members of zips, newest snapshot only.
 
 Rules (LANDING.md): several files of one source may be present; the newest snapshot wins
-for snapshot sources. A zipped download may land as the ``.zip`` itself. When the same
+for snapshot sources (:func:`dated_name_key`), and every file is read for accumulating
+sources (:func:`every_file_key`). A zipped download may land as the ``.zip`` itself. When the same
 part of a snapshot is present both plain and inside a zip, the plain file is read.
 """
 
@@ -77,6 +78,15 @@ def dated_name_key(name: str) -> SnapshotKey:
     snapshot = found[1] if found else ""
     part = (name[: found.start()] + name[found.end() :]).lower() if found else name.lower()
     return SnapshotKey(snapshot, part)
+
+
+def every_file_key(name: str) -> SnapshotKey:
+    """One snapshot holding every file, each its own part (accumulating sources).
+
+    For the project-format folders (LANDING.md B) files add up rather than replace each
+    other: ``adverse/ACCC.csv`` and ``adverse/QBCC.csv`` are both read.
+    """
+    return SnapshotKey("", name.lower())
 
 
 def sha256_of(path: Path, block: int = 8 * 1024 * 1024) -> str:

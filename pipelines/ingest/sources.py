@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from pipelines.ingest import abr, asic_business_names, asic_companies
+from pipelines.ingest import abr, asic_business_names, asic_companies, project_csv
+from pipelines.ingest import tables as t
 from pipelines.ingest.base import Batch, FileInfo, LandingFile, PartSink
-from pipelines.ingest.files import SnapshotKey, dated_name_key
+from pipelines.ingest.files import SnapshotKey, dated_name_key, every_file_key
 from pipelines.ingest.tables import ABR_ABNS, ABR_OTHER_NAMES, ASIC_BUSINESS_NAMES, ASIC_COMPANIES
 from pipelines.warehouse.quality import TableChecks
 
@@ -132,6 +133,179 @@ SOURCES: dict[str, Source] = {
             file_info=asic_business_names.file_info,
             refresh_days=7,
             description="ASIC Business Names Dataset (tab-separated, weekly)",
+        ),
+        # --- project formats (LANDING.md B): quoted UTF-8 CSV, ISO dates, read by
+        # project_csv. The folders accumulate files (adverse/ACCC.csv and adverse/QBCC.csv
+        # are both read), so every matching file is one part of a single snapshot.
+        Source(
+            name="directors",
+            folder="directors",
+            patterns=("officeholders*.csv",),
+            tables={
+                "officeholders": _table(
+                    "directors__officeholders",
+                    t.DIRECTORS_OFFICEHOLDERS,
+                    "Company officeholders (directors, secretaries) by ACN, current and ceased.",
+                    # No key: extracts accumulate, so one appointment recurs in each extract
+                    # that lists it (told apart only by extracted_date), and a person's name
+                    # is not an identifier. Staging keeps the latest extract of each.
+                    key=(),
+                    acn_columns=("acn",),
+                ),
+            },
+            parse=each_file(
+                project_csv.parser(
+                    "officeholders",
+                    "officeholders",
+                    t.DIRECTORS_OFFICEHOLDERS_COLUMNS,
+                    t.DIRECTORS_OFFICEHOLDERS,
+                )
+            ),
+            file_info=project_csv.file_info,
+            snapshot_key=every_file_key,
+            description="Company officeholders (project CSV, accumulating)",
+        ),
+        Source(
+            name="adverse",
+            folder="adverse",
+            patterns=("*.csv",),  # <regulator>*.csv
+            tables={
+                "records": _table(
+                    "adverse__records",
+                    t.ADVERSE_RECORDS,
+                    "Regulators' enforcement and compliance actions (ACCC, QBCC, FWO, ...).",
+                    key=("regulator", "record_id"),
+                    abn_columns=("abn",),
+                ),
+            },
+            parse=each_file(
+                project_csv.parser(
+                    "adverse records", "records", t.ADVERSE_RECORDS_COLUMNS, t.ADVERSE_RECORDS
+                )
+            ),
+            file_info=project_csv.file_info,
+            snapshot_key=every_file_key,
+            description="Regulators' adverse records (project CSV, one file per regulator)",
+        ),
+        Source(
+            name="gazette",
+            folder="gazette",
+            patterns=("notices*.csv",),
+            tables={
+                "notices": _table(
+                    "gazette__notices",
+                    t.GAZETTE_NOTICES,
+                    "Insolvency and deregistration notices published about companies.",
+                    key=("notice_id",),
+                    abn_columns=("abn",),
+                    acn_columns=("acn",),
+                ),
+            },
+            parse=each_file(
+                project_csv.parser(
+                    "gazette notices", "notices", t.GAZETTE_NOTICES_COLUMNS, t.GAZETTE_NOTICES
+                )
+            ),
+            file_info=project_csv.file_info,
+            snapshot_key=every_file_key,
+            description="Published notices (project CSV, accumulating)",
+        ),
+        Source(
+            name="licences",
+            folder="licences",
+            patterns=("*.csv",),  # <register>*.csv
+            tables={
+                "licences": _table(
+                    "licences__licences",
+                    t.LICENCES_LICENCES,
+                    "Trade licences (QBCC, NSW Fair Trading, VBA, SA CBS) and their status.",
+                    key=("register", "licence_number"),
+                    abn_columns=("abn",),
+                    acn_columns=("acn",),
+                ),
+            },
+            parse=each_file(
+                project_csv.parser(
+                    "licences", "licences", t.LICENCES_LICENCES_COLUMNS, t.LICENCES_LICENCES
+                )
+            ),
+            file_info=project_csv.file_info,
+            snapshot_key=every_file_key,
+            description="Trade licence registers (project CSV, one file per register)",
+        ),
+        Source(
+            name="industry",
+            folder="industry",
+            patterns=("abn_industry*.csv",),
+            tables={
+                "abn_industry": _table(
+                    "industry__abn_industry",
+                    t.INDUSTRY_ABN_INDUSTRY,
+                    "ANZSIC industry classification by ABN.",
+                    key=("abn",),
+                    abn_columns=("abn",),
+                ),
+            },
+            parse=each_file(
+                project_csv.parser(
+                    "ABN industry",
+                    "abn_industry",
+                    t.INDUSTRY_ABN_INDUSTRY_COLUMNS,
+                    t.INDUSTRY_ABN_INDUSTRY,
+                )
+            ),
+            file_info=project_csv.file_info,
+            snapshot_key=every_file_key,
+            description="ANZSIC industry by ABN (project CSV)",
+        ),
+        Source(
+            name="ppsr",
+            folder="ppsr",
+            patterns=("registrations*.csv",),
+            tables={
+                "registrations": _table(
+                    "ppsr__registrations",
+                    t.PPSR_REGISTRATIONS,
+                    "PPSR security interests registered against a grantor (ABN/ACN).",
+                    key=("registration_number",),
+                    abn_columns=("grantor_abn",),
+                    acn_columns=("grantor_acn",),
+                ),
+            },
+            parse=each_file(
+                project_csv.parser(
+                    "PPSR registrations",
+                    "registrations",
+                    t.PPSR_REGISTRATIONS_COLUMNS,
+                    t.PPSR_REGISTRATIONS,
+                )
+            ),
+            file_info=project_csv.file_info,
+            snapshot_key=every_file_key,
+            description="PPSR registrations by grantor (project CSV, accumulating)",
+        ),
+        Source(
+            name="registers",
+            folder="registers",
+            patterns=("*.csv",),  # <register>*.csv
+            tables={
+                "records": _table(
+                    "registers__records",
+                    t.REGISTERS_RECORDS,
+                    "Other public registers (tax practitioners, APRA, tax debt, WGEA, ...).",
+                    key=("register", "record_id"),
+                    abn_columns=("abn",),
+                    acn_columns=("acn",),
+                ),
+            },
+            parse=each_file(
+                project_csv.parser(
+                    "register records", "records", t.REGISTERS_RECORDS_COLUMNS, t.REGISTERS_RECORDS
+                )
+            ),
+            file_info=project_csv.file_info,
+            snapshot_key=every_file_key,
+            description="Other public registers (project CSV, one file per register)",
         ),
     ]
 }

@@ -98,3 +98,111 @@ ASIC_BUSINESS_NAMES = pa.schema(
         *_lineage,
     ]
 )
+
+
+# --- project formats (LANDING.md B) --------------------------------------------------------
+# Declared as column -> kind, in the files' documented order; the parser
+# (pipelines.ingest.project_csv) reads the same declaration. Kinds: text, code (a short code,
+# dictionary-encoded), date (ISO), abn, acn (text, check digits verified), int, float, bool.
+
+_KIND_TYPES = {
+    "text": pa.string(),
+    "code": pa.string(),
+    "date": pa.date32(),
+    "abn": pa.string(),
+    "acn": pa.string(),
+    "int": pa.int64(),
+    "float": pa.float64(),
+    "bool": pa.bool_(),
+}
+
+
+def project_schema(columns: dict[str, str], not_null: tuple[str, ...] = ()) -> pa.Schema:
+    """The raw-table schema of a project-format file declared as column -> kind."""
+    fields = []
+    for name, kind in columns.items():
+        if kind not in _KIND_TYPES:
+            raise ValueError(f"column {name}: unknown kind {kind!r}")
+        f = code(name) if kind == "code" else pa.field(name, _KIND_TYPES[kind])
+        fields.append(f.with_nullable(name not in not_null))
+    return pa.schema([*fields, *_lineage])
+
+
+DIRECTORS_OFFICEHOLDERS_COLUMNS = {
+    "acn": "acn",
+    "person_name": "text",  # SURNAME, GIVEN NAMES
+    "role": "code",  # DIRECTOR | SECRETARY
+    "appointed_date": "date",
+    "ceased_date": "date",  # null while current
+    "birth_date": "date",
+    "extracted_date": "date",
+}
+ADVERSE_RECORDS_COLUMNS = {
+    "regulator": "code",
+    "record_id": "text",
+    "abn": "abn",
+    "entity_name": "text",
+    "action_type": "text",  # codes for ACCC, FWO, NDIS_COMMISSION; free text for others
+    "severity": "code",
+    "status": "code",
+    "action_date": "date",
+    "resolved_date": "date",
+    "summary": "text",
+    "url": "text",
+}
+GAZETTE_NOTICES_COLUMNS = {
+    "notice_id": "text",
+    "published_date": "date",
+    "notice_type": "code",
+    "company_name": "text",
+    "acn": "acn",
+    "abn": "abn",
+    "summary": "text",
+    "url": "text",
+}
+LICENCES_LICENCES_COLUMNS = {
+    "register": "code",
+    "licence_number": "text",
+    "licensee_name": "text",
+    "abn": "abn",
+    "acn": "acn",
+    "licence_class": "text",
+    "trade": "code",
+    "status": "code",
+    "granted_date": "date",
+    "expiry_date": "date",
+}
+PPSR_REGISTRATIONS_COLUMNS = {
+    "registration_number": "text",
+    "grantor_abn": "abn",
+    "grantor_acn": "acn",
+    "grantor_name": "text",
+    "collateral_class": "code",
+    "start_date": "date",
+    "end_date": "date",  # current while null or in the future
+}
+INDUSTRY_ABN_INDUSTRY_COLUMNS = {
+    "abn": "abn",
+    "anzsic_code": "code",
+    "anzsic_description": "text",
+}
+REGISTERS_RECORDS_COLUMNS = {
+    "register": "code",
+    "record_id": "text",
+    "abn": "abn",
+    "acn": "acn",
+    "entity_name": "text",
+    "person_name": "text",
+    "status": "text",  # the register's own status word (Current, Terminated, ...)
+    "status_date": "date",
+    "detail": "text",
+}
+
+# Not-null columns are the key columns: a row with one empty is quarantined.
+DIRECTORS_OFFICEHOLDERS = project_schema(DIRECTORS_OFFICEHOLDERS_COLUMNS, ("acn", "person_name"))
+ADVERSE_RECORDS = project_schema(ADVERSE_RECORDS_COLUMNS, ("regulator", "record_id"))
+GAZETTE_NOTICES = project_schema(GAZETTE_NOTICES_COLUMNS, ("notice_id",))
+LICENCES_LICENCES = project_schema(LICENCES_LICENCES_COLUMNS, ("register", "licence_number"))
+PPSR_REGISTRATIONS = project_schema(PPSR_REGISTRATIONS_COLUMNS, ("registration_number",))
+INDUSTRY_ABN_INDUSTRY = project_schema(INDUSTRY_ABN_INDUSTRY_COLUMNS, ("abn",))
+REGISTERS_RECORDS = project_schema(REGISTERS_RECORDS_COLUMNS, ("register", "record_id"))

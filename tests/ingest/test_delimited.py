@@ -21,6 +21,7 @@ from pipelines.ingest.delimited import (
     clean_identifiers,
     date_from_name,
     parse_dates,
+    parse_typed,
     read_delimited,
 )
 
@@ -303,6 +304,55 @@ def test_dates_are_dd_mm_yyyy_calendar_dates(text: str, date: dt.date | None, ba
     values, invalid = parse_dates(pa.array(["01/01/2000", text, "", "02/02/2002"], pa.string()))
     assert values.to_pylist() == [dt.date(2000, 1, 1), date, None, dt.date(2002, 2, 2)]
     assert invalid.tolist() == [False, bad, False, False]
+
+
+ISO_DATE_CASES = [
+    ("2020-02-29", dt.date(2020, 2, 29), False),
+    ("1999-12-31", dt.date(1999, 12, 31), False),
+    ("2021-02-29", None, True),
+    ("2020-13-01", None, True),
+    ("2020-1-01", None, True),
+    ("01/01/2020", None, True),
+    ("2020/01/01", None, True),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "date", "bad"), ISO_DATE_CASES, ids=[c[0] for c in ISO_DATE_CASES]
+)
+def test_iso_dates_are_yyyy_mm_dd_calendar_dates(
+    text: str, date: dt.date | None, bad: bool
+) -> None:
+    values, invalid = parse_dates(pa.array(["2000-01-01", text, ""], pa.string()), "YYYY-MM-DD")
+    assert values.to_pylist() == [dt.date(2000, 1, 1), date, None]
+    assert invalid.tolist() == [False, bad, False]
+
+
+@pytest.mark.parametrize(
+    ("type_", "texts", "values", "bad"),
+    [
+        (pa.int64(), ["12", "", "-3", "1.5", "x"], [12, None, -3, None, None], [0, 0, 0, 1, 1]),
+        (
+            pa.float64(),
+            ["1.5", "", "2", "1e3", "x"],
+            [1.5, None, 2.0, 1000.0, None],
+            [0, 0, 0, 0, 1],
+        ),
+        (
+            pa.bool_(),
+            ["true", "", "FALSE", "yes", "1"],
+            [True, None, False, None, None],
+            [0, 0, 0, 1, 1],
+        ),
+    ],
+)
+def test_typed_values_parse_or_are_bad(
+    type_: pa.DataType, texts: list[str], values: list[object], bad: list[int]
+) -> None:
+    parsed, invalid = parse_typed(pa.array(texts, pa.string()), type_)
+    assert parsed.type == type_
+    assert parsed.to_pylist() == values
+    assert invalid.tolist() == [bool(b) for b in bad]
 
 
 def test_values_are_trimmed_and_empty_is_null(tmp_path: Path) -> None:

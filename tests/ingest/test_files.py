@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from pipelines.ingest.base import LandingFile, SourceFileError
-from pipelines.ingest.files import SnapshotKey, checksums, dated_name_key, discover, sha256_of
+from pipelines.ingest.files import (
+    SnapshotKey,
+    checksums,
+    dated_name_key,
+    discover,
+    every_file_key,
+    sha256_of,
+)
 from pipelines.ingest.sources import SOURCES
 
 ABR_PATTERNS = SOURCES["abr"].patterns  # the real configuration: ("*public??.xml",)
@@ -221,3 +228,16 @@ def test_sha256_reads_in_blocks(tmp_path: Path) -> None:
 
 def test_checksums_of_no_paths_is_empty() -> None:
     assert checksums([]) == {}
+
+
+def test_every_file_key_reads_every_file_of_an_accumulating_source(tmp_path: Path) -> None:
+    assert every_file_key("ACCC_2024.csv") == SnapshotKey("", "accc_2024.csv")
+    touch(tmp_path, "ACCC.csv", "QBCC_20240101.csv", "QBCC_20250101.csv", "notes.txt")
+    make_zip(tmp_path / "more.zip", "FWO.csv", "ACCC.csv")
+    found = [(f.path.name, f.member) for f in discover(tmp_path, ("*.csv",), every_file_key)]
+    assert found == [
+        ("ACCC.csv", None),  # the plain file beats the zip member of the same name
+        ("more.zip", "FWO.csv"),
+        ("QBCC_20240101.csv", None),
+        ("QBCC_20250101.csv", None),
+    ]

@@ -266,3 +266,65 @@ def test_every_declared_source_loads_with_quarantine(
     assert quarantined == (result.quarantined, name) and result.quarantined > 0
     with warehouse(settings) as con:
         assert load_source(con, SOURCES[source], settings).status == "unchanged"
+
+
+_ADVERSE_HEADER = (
+    "regulator,record_id,abn,entity_name,action_type,severity,status,action_date,"
+    "resolved_date,summary,url\n"
+)
+_DIRECTORS_HEADER = "acn,person_name,role,appointed_date,ceased_date,birth_date,extracted_date\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "table", "files"),
+    [
+        (
+            "adverse",
+            "adverse__records",
+            {
+                "ACCC.csv": _ADVERSE_HEADER
+                + 'ACCC,A-1,53004085616,ACME PTY LTD,COURT_ORDER,HIGH,ACTIVE,2024-03-01,,"Fined, $1m",\n'
+                + "ACCC,A-2,12345678901,BAD ABN PTY LTD,UNDERTAKING,LOW,RESOLVED,2024-03-02,,,\n",
+                "QBCC.csv": _ADVERSE_HEADER
+                + "QBCC,Q-1,51824753556,BUILDER,Show cause,MEDIUM,ACTIVE,2024-13-01,,,\n"
+                + "QBCC,Q-2,51824753556,BUILDER,Show cause,MEDIUM,ACTIVE,2024-04-01,,,\n",
+            },
+        ),
+        (
+            "directors",
+            "directors__officeholders",
+            {
+                "officeholders_2024.csv": _DIRECTORS_HEADER
+                + '004085616,"SMITH, JANE",DIRECTOR,2020-01-01,,,2024-06-30\n'
+                + '004085617,"BAD, ACN",DIRECTOR,2020-01-01,,,2024-06-30\n',
+                "officeholders_2025.csv": _DIRECTORS_HEADER
+                + '004085616,"SMITH, JANE",DIRECTOR,2020-01-01,,,2025-06-30\n'
+                + '004085616,"JONES, BOB",SECRETARY,2025-01-01,,,2025-06-30\n',
+            },
+        ),
+    ],
+)
+def test_project_sources_accumulate_every_file_with_quarantine(
+    settings: Settings, source: str, table: str, files: dict[str, str]
+) -> None:
+    """Project-format folders are not snapshots: every file is read, bad rows quarantined."""
+    landed = settings.landing_dir / SOURCES[source].folder
+    landed.mkdir(parents=True)
+    for name, text in files.items():
+        (landed / name).write_text(text, encoding="utf-8")
+    with warehouse(settings) as con:
+        result = load_source(con, SOURCES[source], settings)
+        loaded = con.execute(
+            f"select source_file, count(*) from raw.{table} group by all order by all"
+        ).fetchall()
+        quarantined = con.execute(
+            "select file_name, line from meta.quarantine where source = ? order by all", [source]
+        ).fetchall()
+        manifest = con.execute("select file_name from meta.manifest order by all").fetchall()
+    first, second = sorted(files)
+    assert result.status == "loaded"
+    assert loaded == [(first, 1), (second, 1 if source == "adverse" else 2)]
+    assert quarantined == [(first, 3)] + ([(second, 2)] if source == "adverse" else [])
+    assert manifest == [(first,), (second,)]
+    with warehouse(settings) as con:
+        assert load_source(con, SOURCES[source], settings).status == "unchanged"
