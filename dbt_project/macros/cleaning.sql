@@ -38,3 +38,20 @@
 {% macro null_if_dummy_date(expr) -%}
     nullif({{ expr }}, cast('1900-01-01' as date))
 {%- endmacro %}
+
+{#
+    ASIC's `*_ABN_ACN` columns hold an ABN (11 digits) or an ACN (9): the ingest checked the
+    check digits of whichever it is; these pick one side by length (null otherwise).
+#}
+{% macro abn_of_abn_or_acn(expr) -%}
+    case when length({{ bvs.clean_identifier(expr) }}) = 11 then {{ bvs.clean_identifier(expr) }} end
+{%- endmacro %}
+
+{% macro acn_of_abn_or_acn(expr) -%}
+    case when length({{ bvs.clean_identifier(expr) }}) = 9 then {{ bvs.clean_identifier(expr) }} end
+{%- endmacro %}
+
+{# Multi-line free text (licence conditions, comments): trimmed, line breaks kept, '' -> null. #}
+{% macro clean_long_text(expr) -%}
+    nullif(trim({{ expr }}), '')
+{%- endmacro %}

@@ -104,6 +104,9 @@ class DelimitedSpec:
     delimiter: str | None = "\t"  # None: read from the header line (tab or comma)
     quoted: bool = False
     date_format: DateFormat = "DD/MM/YYYY"
+    # Lines before the header (a title and a blank line in the ASX list): dropped, but still
+    # counted, so line numbers stay physical (the header is then line preamble_lines + 1).
+    preamble_lines: int = 0
 
     def __post_init__(self) -> None:
         data_fields = [f for f in self.schema if f.name not in LINEAGE_COLUMNS]
@@ -137,6 +140,8 @@ class DelimitedSpec:
                 )
         if self.date_format not in ("DD/MM/YYYY", "YYYY-MM-DD"):
             problems.append(f"unknown date format {self.date_format!r}")
+        if self.preamble_lines < 0:
+            problems.append("preamble_lines must not be negative")
         if self.delimiter is not None and len(self.delimiter) != 1:
             problems.append("delimiter must be one character")
         if [f.name for f in self.schema][-2:] != list(LINEAGE_COLUMNS):
@@ -161,6 +166,10 @@ def read_delimited(
     with file.open() as fh:
         blocks = _utf8_blocks(fh, file.name)
         first = next(blocks, b"")
+        for _ in range(spec.preamble_lines):  # the preamble is a few short lines
+            if b"\n" not in first:
+                raise SourceFileError(file.name, "file ends before its header line")
+            first = first.partition(b"\n")[2]
         header_bytes, _, rest = first.partition(b"\n")
         header_line = header_bytes.decode("utf-8").rstrip("\r")
         if not header_line.strip():
@@ -173,7 +182,7 @@ def read_delimited(
         pieces: Iterator[_Piece]
         if spec.quoted:
             texts = (block.decode("utf-8") for block in _chain(first, blocks))
-            records = _quoted_records(texts, delimiter)
+            records = _quoted_records(texts, delimiter, spec.preamble_lines)
             _, header, _, error = next(records)
             if error is not None:
                 raise SourceFileError(file.name, f"header: {error}")
@@ -182,7 +191,9 @@ def read_delimited(
         else:
             header = header_line.split(delimiter)
             layout = _layout(spec, header, file.name)
-            pieces = _unquoted_pieces(_chain(rest, blocks), len(header), delimiter, file.name)
+            pieces = _unquoted_pieces(
+                _chain(rest, blocks), len(header), delimiter, file.name, spec.preamble_lines + 2
+            )
         converter = _Converter(spec, layout, len(header), delimiter, file.name)
         done: list[pa.Table] = []  # converted rows not yet yielded
         done_rows = 0
@@ -374,9 +385,9 @@ def _wrong_width(name: str, line: int, width: int, found: int, raw: str) -> Quar
 
 
 def _unquoted_pieces(
-    blocks: Iterable[bytes], width: int, delimiter: str, name: str
+    blocks: Iterable[bytes], width: int, delimiter: str, name: str, line: int = 2
 ) -> Iterator[_Piece]:
-    line = 2  # the header is line 1
+    """Rows from ``line`` on (the line after the header)."""
     for block in blocks:
         if not block:
             continue
@@ -469,7 +480,7 @@ def _python_piece(text: str, line: int, width: int, delimiter: str, name: str) -
 _Record = tuple[int, list[str], str, str | None]  # first line, fields, raw text, error
 
 
-def _quoted_records(texts: Iterable[str], delimiter: str) -> Iterator[_Record]:
+def _quoted_records(texts: Iterable[str], delimiter: str, skipped: int = 0) -> Iterator[_Record]:
     """Records with the physical line they start on, the header first; blanks skipped.
 
     A record :mod:`csv` cannot read (a CR in an unquoted field, an over-long field) comes
@@ -488,7 +499,7 @@ def _quoted_records(texts: Iterable[str], delimiter: str) -> Iterator[_Record]:
                 yield pieces[-1]
 
     reader = csv.reader(lines(), delimiter=delimiter, quotechar='"', strict=False)
-    seen = 0
+    seen = skipped  # preamble lines already dropped
     while True:
         error = None
         try:
@@ -497,7 +508,7 @@ def _quoted_records(texts: Iterable[str], delimiter: str) -> Iterator[_Record]:
             return
         except csv.Error as exc:
             fields, error = [], f"unreadable quoted record ({exc})"
-        start, seen = seen + 1, reader.line_num
+        start, seen = seen + 1, reader.line_num + skipped
         raw = "\n".join(consumed)
         consumed.clear()
         if error is None and not "".join(fields).strip():

@@ -89,6 +89,19 @@ def every_file_key(name: str) -> SnapshotKey:
     return SnapshotKey("", name.lower())
 
 
+def latest_file_key(name: str) -> SnapshotKey:
+    """One file per snapshot, the newest winning (registers republished whole, any name).
+
+    The ASIC/ACNC registers and the ASX list land as ``*.csv`` with no date in the name, and
+    each file is a whole register: reading two would double every row. So every file is its
+    own snapshot and only the newest is read: by the 6-8 digit date in the name if there is
+    one (a dated name beats an undated one), else by name.
+    """
+    found = _DIGITS.search(name)
+    date = found[1].ljust(8, "0") if found else "00000000"
+    return SnapshotKey(f"{date}|{name.lower()}", "")
+
+
 def sha256_of(path: Path, block: int = 8 * 1024 * 1024) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as fh:

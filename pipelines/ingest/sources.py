@@ -13,10 +13,27 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from pipelines.ingest import abr, asic_business_names, asic_companies, project_csv
+from pipelines.ingest import (
+    abr,
+    asic_business_names,
+    asic_companies,
+    project_csv,
+    public_registers,
+)
 from pipelines.ingest import tables as t
 from pipelines.ingest.base import Batch, FileInfo, LandingFile, PartSink
-from pipelines.ingest.files import SnapshotKey, dated_name_key, every_file_key
+from pipelines.ingest.delimited import DelimitedSpec
+from pipelines.ingest.files import SnapshotKey, dated_name_key, every_file_key, latest_file_key
+from pipelines.ingest.public_registers import (
+    AFS_LICENSEES,
+    ASX_LISTED,
+    BANNED_ORGANISATIONS,
+    BANNED_PERSONS,
+    CHARITIES,
+    CREDIT_LICENSEES,
+    FINANCIAL_ADVISERS,
+    LIQUIDATORS,
+)
 from pipelines.ingest.tables import ABR_ABNS, ABR_OTHER_NAMES, ASIC_BUSINESS_NAMES, ASIC_COMPANIES
 from pipelines.warehouse.quality import TableChecks
 
@@ -65,6 +82,46 @@ class Source:
 
 def _table(name: str, schema: pa.Schema, description: str, **checks: object) -> RawTable:
     return RawTable(name, schema, TableChecks(table=f"raw.{name}", **checks), description)  # type: ignore[arg-type]
+
+
+def _register(
+    name: str,
+    spec: DelimitedSpec,
+    table: str,
+    table_description: str,
+    *,
+    key: tuple[str, ...],
+    description: str,
+    abn_columns: tuple[str, ...] = (),
+    acn_columns: tuple[str, ...] = (),
+    patterns: tuple[str, ...] = ("*.csv",),
+    file_info: Callable[[LandingFile], FileInfo] = public_registers.file_info,
+) -> Source:
+    """A public register (LANDING.md A, "Other ASIC and ACNC registers", ASX list).
+
+    Each file is the whole register with no date in its name, so only the newest file of
+    the folder is read (``latest_file_key``). Registers change slowly: stale after a month.
+    """
+    return Source(
+        name=name,
+        folder=name,
+        patterns=patterns,
+        tables={
+            spec.table: _table(
+                table,
+                spec.schema,
+                table_description,
+                key=key,
+                abn_columns=abn_columns,
+                acn_columns=acn_columns,
+            )
+        },
+        parse=each_file(public_registers.parser(spec)),
+        file_info=file_info,
+        snapshot_key=latest_file_key,
+        refresh_days=31,
+        description=description,
+    )
 
 
 SOURCES: dict[str, Source] = {
@@ -306,6 +363,82 @@ SOURCES: dict[str, Source] = {
             file_info=project_csv.file_info,
             snapshot_key=every_file_key,
             description="Other public registers (project CSV, one file per register)",
+        ),
+        # --- other ASIC and ACNC registers, ASX list (LANDING.md A): each file is a whole
+        # register with no date in its name, so only the newest file is read.
+        _register(
+            "asic_banned_persons",
+            BANNED_PERSONS,
+            "asic__banned_persons",
+            "ASIC Banned and Disqualified Persons: one row per banning or disqualification.",
+            # No key: a person can be banned more than once, and a name is no identifier.
+            key=(),
+            description="ASIC Banned and Disqualified Persons (quoted CSV, snapshot)",
+        ),
+        _register(
+            "asic_banned_organisations",
+            BANNED_ORGANISATIONS,
+            "asic__banned_organisations",
+            "ASIC Banned and Disqualified Organisations: one row per banning.",
+            key=(),  # an organisation can be banned more than once
+            acn_columns=("bd_org_acn",),
+            description="ASIC Banned and Disqualified Organisations (tab-separated, snapshot)",
+        ),
+        _register(
+            "asic_afs_licensees",
+            AFS_LICENSEES,
+            "asic__afs_licensees",
+            "ASIC AFS Licensee dataset: one row per Australian financial services licence.",
+            # afs_lic_abn_acn holds an ABN or an ACN: the parser checks it as either.
+            key=("afs_lic_num",),
+            description="ASIC AFS Licensee dataset (quoted CSV, snapshot)",
+        ),
+        _register(
+            "asic_credit_licensees",
+            CREDIT_LICENSEES,
+            "asic__credit_licensees",
+            "ASIC Credit Licensee dataset: one row per Australian credit licence.",
+            key=("cred_lic_num",),  # cred_lic_abn_acn: ABN or ACN, checked by the parser
+            description="ASIC Credit Licensee dataset (quoted CSV, snapshot)",
+        ),
+        _register(
+            "asic_liquidators",
+            LIQUIDATORS,
+            "asic__liquidators",
+            "ASIC Registered Liquidators: one row per registered liquidator (no ABN).",
+            key=("liq_num",),
+            description="ASIC Registered Liquidators (snapshot)",
+        ),
+        _register(
+            "asic_financial_advisers",
+            FINANCIAL_ADVISERS,
+            "asic__financial_advisers",
+            "ASIC Financial Advisers register: one row per adviser role and licensee.",
+            # No key: one adviser (ADV_NUMBER) appears once per role, licensee and period,
+            # and LANDING.md documents no unique column set.
+            key=(),
+            abn_columns=("adv_abn", "licence_abn"),
+            description="ASIC Financial Advisers register (tab-separated, snapshot)",
+        ),
+        _register(
+            "acnc_charities",
+            CHARITIES,
+            "acnc__charities",
+            "ACNC Charity Register: one row per registered charity.",
+            key=("abn",),
+            abn_columns=("abn",),
+            patterns=("datadotgov_main.csv",),
+            description="ACNC Charity Register (quoted CSV, snapshot)",
+        ),
+        _register(
+            "asx_listed",
+            ASX_LISTED,
+            "asx__listed_companies",
+            "ASX listed companies: ticker, company name and GICS industry group.",
+            key=("asx_code",),
+            patterns=("ASXListedCompanies.csv",),
+            file_info=public_registers.asx_file_info,
+            description="ASX list of listed companies (quoted CSV after a title, snapshot)",
         ),
     ]
 }

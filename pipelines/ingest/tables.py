@@ -206,3 +206,163 @@ LICENCES_LICENCES = project_schema(LICENCES_LICENCES_COLUMNS, ("register", "lice
 PPSR_REGISTRATIONS = project_schema(PPSR_REGISTRATIONS_COLUMNS, ("registration_number",))
 INDUSTRY_ABN_INDUSTRY = project_schema(INDUSTRY_ABN_INDUSTRY_COLUMNS, ("abn",))
 REGISTERS_RECORDS = project_schema(REGISTERS_RECORDS_COLUMNS, ("register", "record_id"))
+
+
+# --- other ASIC and ACNC registers, ASX list (LANDING.md A) ----------------------------------
+# Column names are the publishers' headers, lower-cased. Only the columns LANDING.md names are
+# read (the advisers and charities files have many more). Free-text fields that the
+# publishers fill with non-dates (BD_ORG_END_DT = "Permanent banning") or whose format is
+# not documented (ACNC dates, latitudes) stay text here and are parsed in staging, so no row
+# is lost to an unparsable optional value.
+
+
+def _text(name: str) -> pa.Field:
+    return pa.field(name, pa.string())
+
+
+def _date(name: str) -> pa.Field:
+    return pa.field(name, pa.date32())
+
+
+def _key(name: str) -> pa.Field:
+    return pa.field(name, pa.string(), nullable=False)
+
+
+ASIC_BANNED_PERSONS = pa.schema(
+    [
+        code("register_name"),
+        _key("bd_per_name"),  # SURNAME, GIVEN NAMES
+        code("bd_per_type"),  # Disq. Director, Banned Securities, AFS Banned & Disqualified, ...
+        _text("bd_per_doc_num"),
+        _date("bd_per_start_dt"),
+        _date("bd_per_end_dt"),  # empty = permanent
+        _text("bd_per_add_local"),
+        code("bd_per_add_state"),
+        _text("bd_per_add_pcode"),
+        code("bd_per_add_country"),
+        _text("bd_per_comments"),
+        *_lineage,
+    ]
+)
+
+ASIC_BANNED_ORGANISATIONS = pa.schema(
+    [
+        code("register_name"),
+        _key("bd_org_name"),  # may hold a no-break space (kept; staging single-spaces)
+        _text("bd_org_acn"),
+        code("bd_org_type"),
+        _date("bd_org_start_dt"),
+        _text("bd_org_end_dt"),  # DD/MM/YYYY or free text ("Permanent banning")
+        _text("bd_org_comment"),
+        *_lineage,
+    ]
+)
+
+ASIC_AFS_LICENSEES = pa.schema(
+    [
+        code("register_name"),
+        _key("afs_lic_num"),
+        _text("afs_lic_name"),
+        _text("afs_lic_abn_acn"),  # an ABN (11 digits) or an ACN (9); split in staging
+        _date("afs_lic_start_dt"),
+        code("afs_lic_pre_fsr"),
+        _text("afs_lic_add_local"),
+        code("afs_lic_add_state"),
+        _text("afs_lic_add_pcode"),
+        code("afs_lic_add_country"),
+        _text("afs_lic_lat"),
+        _text("afs_lic_lng"),
+        _text("afs_lic_condition"),
+        *_lineage,
+    ]
+)
+
+ASIC_CREDIT_LICENSEES = pa.schema(
+    [
+        code("register_name"),
+        _key("cred_lic_num"),
+        _text("cred_lic_name"),
+        _date("cred_lic_start_dt"),
+        _date("cred_lic_end_dt"),
+        code("cred_lic_status"),
+        _text("cred_lic_abn_acn"),  # an ABN (11 digits) or an ACN (9); split in staging
+        _text("cred_lic_afsl_num"),
+        _text("cred_lic_status_history"),
+        _text("cred_lic_locality"),
+        code("cred_lic_state"),
+        _text("cred_lic_pcode"),
+        _text("cred_lic_lat"),
+        _text("cred_lic_lng"),
+        _text("cred_lic_edrs"),
+        _text("cred_lic_bn"),
+        _text("cred_lic_authorisations"),
+        *_lineage,
+    ]
+)
+
+ASIC_LIQUIDATORS = pa.schema(
+    [
+        code("register_name"),
+        _key("liq_num"),
+        _text("liq_name"),
+        _text("off_liq_num"),
+        _date("liq_start_dt"),
+        _date("off_liq_start_dt"),
+        code("liq_status"),
+        _date("liq_susp_dt"),
+        _text("liq_add_local"),
+        code("liq_add_state"),
+        _text("liq_add_pcode"),
+        code("liq_add_country"),
+        _text("liq_firm"),
+        *_lineage,
+    ]
+)
+
+ASIC_FINANCIAL_ADVISERS = pa.schema(
+    [
+        code("register_name"),
+        _text("adv_name"),
+        _key("adv_number"),
+        code("adv_role"),
+        code("adv_role_status"),
+        _text("adv_abn"),
+        _text("licence_name"),
+        _text("licence_number"),
+        _text("licence_abn"),
+        _date("adv_start_dt"),
+        _date("adv_end_dt"),
+        code("overall_registration_status"),
+        *_lineage,
+    ]
+)
+
+ACNC_CHARITIES = pa.schema(
+    [
+        _key("abn"),
+        _text("charity_legal_name"),
+        _text("other_organisation_names"),
+        code("address_type"),
+        _text("address_line_1"),
+        _text("address_line_2"),
+        _text("address_line_3"),
+        _text("town_city"),
+        code("state"),
+        _text("postcode"),
+        code("country"),
+        _text("charity_website"),
+        _text("registration_date"),  # parsed in staging (DD/MM/YYYY, or ISO)
+        _text("date_organisation_established"),
+        code("charity_size"),
+        *_lineage,
+    ]
+)
+
+ASX_LISTED_COMPANIES = pa.schema(
+    [
+        _text("company_name"),
+        _key("asx_code"),
+        code("gics_industry_group"),
+        *_lineage,
+    ]
+)

@@ -328,3 +328,77 @@ def test_project_sources_accumulate_every_file_with_quarantine(
     assert manifest == [(first,), (second,)]
     with warehouse(settings) as con:
         assert load_source(con, SOURCES[source], settings).status == "unchanged"
+
+
+_AFS_HEADER = (
+    "REGISTER_NAME,AFS_LIC_NUM,AFS_LIC_NAME,AFS_LIC_ABN_ACN,AFS_LIC_START_DT,AFS_LIC_PRE_FSR,"
+    "AFS_LIC_ADD_LOCAL,AFS_LIC_ADD_STATE,AFS_LIC_ADD_PCODE,AFS_LIC_ADD_COUNTRY,AFS_LIC_LAT,"
+    "AFS_LIC_LNG,AFS_LIC_CONDITION\r\n"
+)
+_ADV_HEADER = (
+    "REGISTER_NAME\tADV_NAME\tADV_NUMBER\tADV_ROLE\tADV_ROLE_STATUS\tADV_ABN\tLICENCE_NAME\t"
+    "LICENCE_NUMBER\tLICENCE_ABN\tADV_START_DT\tADV_END_DT\tOVERALL_REGISTRATION_STATUS\t"
+    "ADV_NOTES\r\n"
+)
+
+
+def _adviser(number: str, notes: str = "") -> str:
+    return (
+        f"FIN ADV\tJane Citizen\t{number}\tFinancial Adviser\tCurrent\t51824753556\t"
+        f"ACME PTY LTD\t000001\t53004085616\t01/01/2019\t\tRegistered\t{notes}\r\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "table", "older", "newest"),
+    [
+        (
+            "asic_afs_licensees",
+            "asic__afs_licensees",
+            _AFS_HEADER + '"AFS Licensee","000009","OLD PTY LTD","","01/01/2000","N",'
+            '"","","","","","",""\r\n',
+            _AFS_HEADER
+            + '"AFS Licensee","000001","ACME PTY LTD","53004085616","01/03/2004","Y","SYDNEY",'
+            '"NSW","2000","AUSTRALIA","-33.8","151.2","Line one\r\nline two"\r\n'
+            + '"AFS Licensee","000002","BAD PTY LTD","12345678901","01/03/2004","Y","","","",'
+            '"","","",""\r\n'
+            + '"AFS Licensee","000003","BETA PTY LTD","004085616","01/03/2004","Y","","","",'
+            '"","","",""\r\n',
+        ),
+        (
+            "asic_financial_advisers",
+            "asic__financial_advisers",
+            _ADV_HEADER + _adviser("9999999"),
+            _ADV_HEADER
+            + _adviser("1000001")
+            + _adviser("1000001")
+            + _adviser("1000002", "text\twith a tab")
+            + _adviser("1000003"),
+        ),
+    ],
+)
+def test_public_registers_read_only_the_newest_file_with_quarantine(
+    settings: Settings, source: str, table: str, older: str, newest: str
+) -> None:
+    """Registers are snapshots: the newest file alone is read, bad rows quarantined."""
+    landed = settings.landing_dir / SOURCES[source].folder
+    landed.mkdir(parents=True)
+    (landed / "register_20250101.csv").write_bytes(b"\xef\xbb\xbf" + older.encode())
+    (landed / "register_20250201.csv").write_bytes(b"\xef\xbb\xbf" + newest.encode())
+    with warehouse(settings) as con:
+        result = load_source(con, SOURCES[source], settings)
+        loaded = con.execute(
+            f"select source_file, count(*) from raw.{table} group by all order by all"
+        ).fetchall()
+        quarantined = con.execute(
+            "select file_name, line from meta.quarantine where source = ? order by all", [source]
+        ).fetchall()
+        manifest = con.execute("select file_name from meta.manifest").fetchall()
+    assert result.status == "loaded"
+    good = 2 if source == "asic_afs_licensees" else 3
+    assert loaded == [("register_20250201.csv", good)]
+    # AFS: the first record spans lines 2-3, the bad ABN is on 4; advisers: the tab row is 4
+    assert quarantined == [("register_20250201.csv", 4)]
+    assert manifest == [("register_20250201.csv",)]
+    with warehouse(settings) as con:
+        assert load_source(con, SOURCES[source], settings).status == "unchanged"
