@@ -124,6 +124,43 @@ def _register(
     )
 
 
+def _project(
+    name: str,
+    pattern: str,
+    key_name: str,
+    table: str,
+    columns: dict[str, str],
+    schema: pa.Schema,
+    label: str,
+    table_description: str,
+    *,
+    description: str,
+    key: tuple[str, ...],
+    abn_columns: tuple[str, ...] = (),
+    acn_columns: tuple[str, ...] = (),
+) -> Source:
+    """A project-format source (LANDING.md B): files accumulate (every file is read)."""
+    return Source(
+        name=name,
+        folder=name,
+        patterns=(pattern,),
+        tables={
+            key_name: _table(
+                table,
+                schema,
+                table_description,
+                key=key,
+                abn_columns=abn_columns,
+                acn_columns=acn_columns,
+            )
+        },
+        parse=each_file(project_csv.parser(label, key_name, columns, schema)),
+        file_info=project_csv.file_info,
+        snapshot_key=every_file_key,
+        description=description,
+    )
+
+
 SOURCES: dict[str, Source] = {
     source.name: source
     for source in [
@@ -194,175 +231,103 @@ SOURCES: dict[str, Source] = {
         # --- project formats (LANDING.md B): quoted UTF-8 CSV, ISO dates, read by
         # project_csv. The folders accumulate files (adverse/ACCC.csv and adverse/QBCC.csv
         # are both read), so every matching file is one part of a single snapshot.
-        Source(
-            name="directors",
-            folder="directors",
-            patterns=("officeholders*.csv",),
-            tables={
-                "officeholders": _table(
-                    "directors__officeholders",
-                    t.DIRECTORS_OFFICEHOLDERS,
-                    "Company officeholders (directors, secretaries) by ACN, current and ceased.",
-                    # No key: extracts accumulate, so one appointment recurs in each extract
-                    # that lists it (told apart only by extracted_date), and a person's name
-                    # is not an identifier. Staging keeps the latest extract of each.
-                    key=(),
-                    acn_columns=("acn",),
-                ),
-            },
-            parse=each_file(
-                project_csv.parser(
-                    "officeholders",
-                    "officeholders",
-                    t.DIRECTORS_OFFICEHOLDERS_COLUMNS,
-                    t.DIRECTORS_OFFICEHOLDERS,
-                )
-            ),
-            file_info=project_csv.file_info,
-            snapshot_key=every_file_key,
+        _project(
+            "directors",
+            "officeholders*.csv",
+            "officeholders",
+            "directors__officeholders",
+            t.DIRECTORS_OFFICEHOLDERS_COLUMNS,
+            t.DIRECTORS_OFFICEHOLDERS,
+            "officeholders",
+            "Company officeholders (directors, secretaries) by ACN, current and ceased.",
             description="Company officeholders (project CSV, accumulating)",
+            # No key: extracts accumulate, so one appointment recurs in each extract
+            # that lists it (told apart only by extracted_date), and a person's name
+            # is not an identifier. Staging keeps the latest extract of each.
+            key=(),
+            acn_columns=("acn",),
         ),
-        Source(
-            name="adverse",
-            folder="adverse",
-            patterns=("*.csv",),  # <regulator>*.csv
-            tables={
-                "records": _table(
-                    "adverse__records",
-                    t.ADVERSE_RECORDS,
-                    "Regulators' enforcement and compliance actions (ACCC, QBCC, FWO, ...).",
-                    key=("regulator", "record_id"),
-                    abn_columns=("abn",),
-                ),
-            },
-            parse=each_file(
-                project_csv.parser(
-                    "adverse records", "records", t.ADVERSE_RECORDS_COLUMNS, t.ADVERSE_RECORDS
-                )
-            ),
-            file_info=project_csv.file_info,
-            snapshot_key=every_file_key,
+        _project(
+            "adverse",
+            "*.csv",  # <regulator>*.csv
+            "records",
+            "adverse__records",
+            t.ADVERSE_RECORDS_COLUMNS,
+            t.ADVERSE_RECORDS,
+            "adverse records",
+            "Regulators' enforcement and compliance actions (ACCC, QBCC, FWO, ...).",
             description="Regulators' adverse records (project CSV, one file per regulator)",
+            key=("regulator", "record_id"),
+            abn_columns=("abn",),
         ),
-        Source(
-            name="gazette",
-            folder="gazette",
-            patterns=("notices*.csv",),
-            tables={
-                "notices": _table(
-                    "gazette__notices",
-                    t.GAZETTE_NOTICES,
-                    "Insolvency and deregistration notices published about companies.",
-                    key=("notice_id",),
-                    abn_columns=("abn",),
-                    acn_columns=("acn",),
-                ),
-            },
-            parse=each_file(
-                project_csv.parser(
-                    "gazette notices", "notices", t.GAZETTE_NOTICES_COLUMNS, t.GAZETTE_NOTICES
-                )
-            ),
-            file_info=project_csv.file_info,
-            snapshot_key=every_file_key,
+        _project(
+            "gazette",
+            "notices*.csv",
+            "notices",
+            "gazette__notices",
+            t.GAZETTE_NOTICES_COLUMNS,
+            t.GAZETTE_NOTICES,
+            "gazette notices",
+            "Insolvency and deregistration notices published about companies.",
             description="Published notices (project CSV, accumulating)",
+            key=("notice_id",),
+            abn_columns=("abn",),
+            acn_columns=("acn",),
         ),
-        Source(
-            name="licences",
-            folder="licences",
-            patterns=("*.csv",),  # <register>*.csv
-            tables={
-                "licences": _table(
-                    "licences__licences",
-                    t.LICENCES_LICENCES,
-                    "Trade licences (QBCC, NSW Fair Trading, VBA, SA CBS) and their status.",
-                    key=("register", "licence_number"),
-                    abn_columns=("abn",),
-                    acn_columns=("acn",),
-                ),
-            },
-            parse=each_file(
-                project_csv.parser(
-                    "licences", "licences", t.LICENCES_LICENCES_COLUMNS, t.LICENCES_LICENCES
-                )
-            ),
-            file_info=project_csv.file_info,
-            snapshot_key=every_file_key,
+        _project(
+            "licences",
+            "*.csv",  # <register>*.csv
+            "licences",
+            "licences__licences",
+            t.LICENCES_LICENCES_COLUMNS,
+            t.LICENCES_LICENCES,
+            "licences",
+            "Trade licences (QBCC, NSW Fair Trading, VBA, SA CBS) and their status.",
             description="Trade licence registers (project CSV, one file per register)",
+            key=("register", "licence_number"),
+            abn_columns=("abn",),
+            acn_columns=("acn",),
         ),
-        Source(
-            name="industry",
-            folder="industry",
-            patterns=("abn_industry*.csv",),
-            tables={
-                "abn_industry": _table(
-                    "industry__abn_industry",
-                    t.INDUSTRY_ABN_INDUSTRY,
-                    "ANZSIC industry classification by ABN.",
-                    key=("abn",),
-                    abn_columns=("abn",),
-                ),
-            },
-            parse=each_file(
-                project_csv.parser(
-                    "ABN industry",
-                    "abn_industry",
-                    t.INDUSTRY_ABN_INDUSTRY_COLUMNS,
-                    t.INDUSTRY_ABN_INDUSTRY,
-                )
-            ),
-            file_info=project_csv.file_info,
-            snapshot_key=every_file_key,
+        _project(
+            "industry",
+            "abn_industry*.csv",
+            "abn_industry",
+            "industry__abn_industry",
+            t.INDUSTRY_ABN_INDUSTRY_COLUMNS,
+            t.INDUSTRY_ABN_INDUSTRY,
+            "ABN industry",
+            "ANZSIC industry classification by ABN.",
             description="ANZSIC industry by ABN (project CSV)",
+            key=("abn",),
+            abn_columns=("abn",),
         ),
-        Source(
-            name="ppsr",
-            folder="ppsr",
-            patterns=("registrations*.csv",),
-            tables={
-                "registrations": _table(
-                    "ppsr__registrations",
-                    t.PPSR_REGISTRATIONS,
-                    "PPSR security interests registered against a grantor (ABN/ACN).",
-                    key=("registration_number",),
-                    abn_columns=("grantor_abn",),
-                    acn_columns=("grantor_acn",),
-                ),
-            },
-            parse=each_file(
-                project_csv.parser(
-                    "PPSR registrations",
-                    "registrations",
-                    t.PPSR_REGISTRATIONS_COLUMNS,
-                    t.PPSR_REGISTRATIONS,
-                )
-            ),
-            file_info=project_csv.file_info,
-            snapshot_key=every_file_key,
+        _project(
+            "ppsr",
+            "registrations*.csv",
+            "registrations",
+            "ppsr__registrations",
+            t.PPSR_REGISTRATIONS_COLUMNS,
+            t.PPSR_REGISTRATIONS,
+            "PPSR registrations",
+            "PPSR security interests registered against a grantor (ABN/ACN).",
             description="PPSR registrations by grantor (project CSV, accumulating)",
+            key=("registration_number",),
+            abn_columns=("grantor_abn",),
+            acn_columns=("grantor_acn",),
         ),
-        Source(
-            name="registers",
-            folder="registers",
-            patterns=("*.csv",),  # <register>*.csv
-            tables={
-                "records": _table(
-                    "registers__records",
-                    t.REGISTERS_RECORDS,
-                    "Other public registers (tax practitioners, APRA, tax debt, WGEA, ...).",
-                    key=("register", "record_id"),
-                    abn_columns=("abn",),
-                    acn_columns=("acn",),
-                ),
-            },
-            parse=each_file(
-                project_csv.parser(
-                    "register records", "records", t.REGISTERS_RECORDS_COLUMNS, t.REGISTERS_RECORDS
-                )
-            ),
-            file_info=project_csv.file_info,
-            snapshot_key=every_file_key,
+        _project(
+            "registers",
+            "*.csv",  # <register>*.csv
+            "records",
+            "registers__records",
+            t.REGISTERS_RECORDS_COLUMNS,
+            t.REGISTERS_RECORDS,
+            "register records",
+            "Other public registers (tax practitioners, APRA, tax debt, WGEA, ...).",
             description="Other public registers (project CSV, one file per register)",
+            key=("register", "record_id"),
+            abn_columns=("abn",),
+            acn_columns=("acn",),
         ),
         # --- other ASIC and ACNC registers, ASX list (LANDING.md A): each file is a whole
         # register with no date in its name, so only the newest file is read.
