@@ -261,6 +261,18 @@ class ChunkGenerator:
     def pick(self, seq: tuple[str, ...] | list[str]) -> str:
         return seq[int(self.rnd() * len(seq))]
 
+    def surname(self) -> str:
+        """A surname: mostly a common one, sometimes one from the long tail."""
+        if self.rnd() < W.LONG_TAIL_SURNAME_SHARE:
+            return W.syllable_word(self.rnd, 1 + (self.rnd() < 0.7), self.pick(W.SURNAME_ENDINGS))
+        return self.pick(W.SURNAMES)
+
+    def coined(self) -> str:
+        """A brand word: a dictionary word, or a made-up one."""
+        if self.rnd() < W.LONG_TAIL_COINED_SHARE:
+            return W.syllable_word(self.rnd, 2 + (self.rnd() < 0.3))
+        return self.pick(W.COINED)
+
     def ymd(self, day: int) -> str:
         return self._ymd[day - self.base]
 
@@ -310,22 +322,22 @@ class ChunkGenerator:
         rnd = self.rnd
         u = rnd()
         if u < 0.25:
-            return f"{self.pick(W.SURNAMES)} {self.pick(W.DESCRIPTORS)}"
+            return f"{self.surname()} {self.pick(W.DESCRIPTORS)}"
         if u < 0.45:
-            return f"{self.pick(W.COINED)} {self.pick(W.INDUSTRIES)} {self.pick(W.DESCRIPTORS)}"
+            return f"{self.coined()} {self.pick(W.INDUSTRIES)} {self.pick(W.DESCRIPTORS)}"
         if u < 0.60:
             return f"{self.pick(W.PLACES)} {self.pick(W.INDUSTRIES)}"
         if u < 0.70:
-            return f"{self.pick(W.COINED)} {self.pick(W.COINED)} {self.pick(W.DESCRIPTORS)}"
+            return f"{self.coined()} {self.coined()} {self.pick(W.DESCRIPTORS)}"
         if u < 0.78:
-            return f"{self.pick(W.SURNAMES)} & {self.pick(W.SURNAMES)}"
+            return f"{self.surname()} & {self.surname()}"
         if u < 0.85:
-            return f"{self.pick(W.INITIALS)} & {self.pick(W.INITIALS)} {self.pick(W.SURNAMES)}"
+            return f"{self.pick(W.INITIALS)} & {self.pick(W.INITIALS)} {self.surname()}"
         if u < 0.92:
-            return f"{self.pick(W.SURNAMES)}'S {self.pick(W.INDUSTRIES)}"
+            return f"{self.surname()}'S {self.pick(W.INDUSTRIES)}"
         if u < 0.96:
-            return f"{self.pick(W.SURNAMES)} & SONS"
-        return f"{self.pick(W.SURNAMES)} FAMILY {self.pick(W.DESCRIPTORS)}"
+            return f"{self.surname()} & SONS"
+        return f"{self.surname()} FAMILY {self.pick(W.DESCRIPTORS)}"
 
     def private_company_name(self, acn: str) -> str:
         rnd = self.rnd
@@ -334,7 +346,7 @@ class ChunkGenerator:
         if u < 0.03:  # companies registered under their ACN as name
             return f"{acn[:3]} {acn[3:6]} {acn[6:]} {form}"
         if u < 0.06:
-            return f"{self.pick(W.SURNAMES)} {form}"
+            return f"{self.surname()} {form}"
         core = self.core_name()
         if u < 0.08:
             return f"{core} {self.pick(W.STATE_QUALIFIERS)} {form}"
@@ -349,7 +361,7 @@ class ChunkGenerator:
 
     def trust_name(self) -> str:
         u = self.rnd()
-        sur = self.pick(W.SURNAMES)
+        sur = self.surname()
         if u < 0.35:
             return f"THE TRUSTEE FOR THE {sur} FAMILY TRUST"
         if u < 0.50:
@@ -369,7 +381,7 @@ class ChunkGenerator:
         if code in ("POF", "NPF", "PST", "ADF"):
             return f"{self.core_name()} SUPERANNUATION FUND"
         u = self.rnd()
-        sur = self.pick(W.SURNAMES)
+        sur = self.surname()
         if u < 0.40:
             return f"THE TRUSTEE FOR {sur} SUPERANNUATION FUND"
         if u < 0.70:
@@ -380,16 +392,16 @@ class ChunkGenerator:
 
     def partnership_name(self) -> str:
         u = self.rnd()
-        sur = self.pick(W.SURNAMES)
+        sur = self.surname()
         a, b = self.pick(W.INITIALS), self.pick(W.INITIALS)
         if u < 0.45:
             return f"{a} {sur} & {b} {sur}"
         if u < 0.65:
             return f"{a} {self.pick(W.INITIALS)} {sur} & {b} {self.pick(W.INITIALS)} {sur}"
         if u < 0.85:
-            return f"{a} {sur} & {b} {self.pick(W.SURNAMES)}"
+            return f"{a} {sur} & {b} {self.surname()}"
         if u < 0.93:
-            return f"{a} {sur} & {b} {sur} & {self.pick(W.INITIALS)} {self.pick(W.SURNAMES)}"
+            return f"{a} {sur} & {b} {sur} & {self.pick(W.INITIALS)} {self.surname()}"
         return f"THE TRUSTEE FOR {sur} PARTNERSHIP"
 
     def cooperative_name(self) -> str:
@@ -455,7 +467,7 @@ class ChunkGenerator:
             return (
                 f"THE TRUSTEE FOR THE ESTATE OF THE LATE "
                 f"{self.pick(W.MALE_GIVEN if self.rnd() < 0.5 else W.FEMALE_GIVEN)} "
-                f"{self.pick(W.SURNAMES)}"
+                f"{self.surname()}"
             )
         if style.startswith("government"):
             return self.government_name(style)
@@ -464,18 +476,18 @@ class ChunkGenerator:
     def trading_name(self) -> str:
         u = self.rnd()
         if u < 0.25:
-            return f"{self.pick(W.SURNAMES)}'S {self.pick(W.INDUSTRIES)}"
+            return f"{self.surname()}'S {self.pick(W.INDUSTRIES)}"
         if u < 0.45:
-            return f"{self.pick(W.COINED)} {self.pick(W.INDUSTRIES)}"
+            return f"{self.coined()} {self.pick(W.INDUSTRIES)}"
         if u < 0.60:
             return f"{self.pick(W.PLACES)} {self.pick(W.INDUSTRIES)}"
         if u < 0.70:
-            return f"{self.pick(W.SURNAMES)} & SONS {self.pick(W.INDUSTRIES)}"
+            return f"{self.surname()} & SONS {self.pick(W.INDUSTRIES)}"
         if u < 0.80:
             given = self.pick(W.MALE_GIVEN if self.rnd() < 0.5 else W.FEMALE_GIVEN)
-            return f"{given} {self.pick(W.SURNAMES)} {self.pick(W.INDUSTRIES)}"
+            return f"{given} {self.surname()} {self.pick(W.INDUSTRIES)}"
         if u < 0.90:
-            return f"{self.pick(W.COINED)} {self.pick(W.COINED)} {self.pick(W.INDUSTRIES)}"
+            return f"{self.coined()} {self.coined()} {self.pick(W.INDUSTRIES)}"
         return f"{self.pick(W.PLACES)} {self.pick(W.INDUSTRIES)} {self.pick(W.DESCRIPTORS)}"
 
     # -- ASIC rows -----------------------------------------------------------------------
@@ -806,7 +818,7 @@ class ChunkGenerator:
             parts.append(f"<GivenName>{self.pick(given_list)}</GivenName>")
             if g >= 0.45:
                 parts.append(f"<GivenName>{self.pick(given_list)}</GivenName>")
-        parts.append(f"<FamilyName>{_xml(self.pick(W.SURNAMES))}</FamilyName></IndividualName>")
+        parts.append(f"<FamilyName>{_xml(self.surname())}</FamilyName></IndividualName>")
         parts.append(self.address_xml(state, postcode))
         parts.append("</LegalEntity>")
         return "".join(parts)

@@ -7,6 +7,8 @@ letter so the UTF-8 paths get exercised.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 def _words(text: str, *, hyphen_is_space: bool = True) -> tuple[str, ...]:
     """Split on whitespace; a hyphen inside a word stands for a space ("PORT-DOUGLAS")."""
@@ -215,3 +217,28 @@ STATE_NAMES = {
 }
 
 INITIALS = tuple("ABCDEGHJKLMNPRSTW")
+
+# -- the long tail ------------------------------------------------------------------------
+# Real registers hold hundreds of thousands of distinct surnames and brand words; the lists
+# above are only the common head. A share of draws instead builds a word from syllables,
+# giving millions of possible words, so generated names at 20 million records are as varied
+# as the real extract (name matching's cost depends on how rare a name's trigrams are).
+ONSETS = (
+    "B", "BR", "C", "CH", "CL", "D", "DR", "F", "FR", "G", "GL", "GR", "H", "J", "K", "KR",
+    "L", "M", "N", "P", "PR", "QU", "R", "S", "SH", "SK", "ST", "T", "TR", "V", "W", "Y", "Z",
+)
+NUCLEI = ("A", "E", "I", "O", "U", "AI", "EA", "EE", "OO", "OU", "IA", "Y")
+CODAS = ("", "", "", "N", "R", "L", "S", "X", "TH", "CK", "M", "NT", "RD", "LL", "SS", "NG")
+SURNAME_ENDINGS = ("", "", "SON", "MAN", "TON", "LEY", "ER", "INI", "OV", "SKI", "IDIS", "EN")
+LONG_TAIL_SURNAME_SHARE = 0.35
+LONG_TAIL_COINED_SHARE = 0.5
+
+
+def syllable_word(rnd: Callable[[], float], syllables: int, ending: str = "") -> str:
+    """A pronounceable word of `syllables` syllables drawn with `rnd`, plus `ending`."""
+    parts = []
+    for _ in range(syllables):
+        parts.append(ONSETS[int(rnd() * len(ONSETS))])
+        parts.append(NUCLEI[int(rnd() * len(NUCLEI))])
+        parts.append(CODAS[int(rnd() * len(CODAS))])
+    return "".join(parts) + ending
