@@ -384,9 +384,13 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         " order by table_schema, table_name",
     )
     assert [(r["table_schema"], r["table_name"], r["table_type"]) for r in rows] == [
+        ("intermediate", "int_companies_deregistered", "VIEW"),
         ("intermediate", "int_entity_names_unioned", "VIEW"),
+        ("intermediate", "int_officeholders_keyed", "BASE TABLE"),
         ("marts", "entities", "BASE TABLE"),
         ("marts", "entity_names", "BASE TABLE"),
+        ("marts", "phoenix_assessments", "BASE TABLE"),
+        ("marts", "phoenix_links", "BASE TABLE"),
         ("staging", "stg_abr__abns", "VIEW"),
         ("staging", "stg_abr__other_names", "VIEW"),
         ("staging", "stg_acnc__charities", "VIEW"),

@@ -12,9 +12,13 @@ from pipelines.ingest.sources import SOURCES
 
 # A rename breaks lineage, saved selections and the UI's history: change this list on purpose.
 EXPECTED_KEYS = [
+    "intermediate/int_companies_deregistered",
     "intermediate/int_entity_names_unioned",
+    "intermediate/int_officeholders_keyed",
     "marts/entities",
     "marts/entity_names",
+    "marts/phoenix_assessments",
+    "marts/phoenix_links",
     "raw/abr__abns",
     "raw/abr__other_names",
     "raw/acnc__charities",
@@ -35,6 +39,8 @@ EXPECTED_KEYS = [
     "raw/ppsr__registrations",
     "raw/registers__records",
     "serving/snapshot",
+    "snapshots/asic__deregistered_companies",
+    "snapshots/directors__officeholders",
     "staging/stg_abr__abns",
     "staging/stg_abr__other_names",
     "staging/stg_acnc__charities",
@@ -94,6 +100,7 @@ def test_groups_show_the_layers() -> None:
     assert groups == {
         "raw": "ingest",
         "staging": "staging",
+        "snapshots": "snapshots",
         "intermediate": "intermediate",
         "marts": "marts",
         "serving": "publish",

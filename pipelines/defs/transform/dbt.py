@@ -26,20 +26,26 @@ dbt_project = DbtProject(project_dir=DBT_PROJECT_DIR, profiles_dir=DBT_PROJECT_D
 dbt_project.prepare_if_dev()
 
 
+def _layer(dbt_resource_props: Mapping[str, Any]) -> str:
+    """Models: their folder under models/ (= schema). Snapshots: schema `snapshots`."""
+    if dbt_resource_props.get("resource_type") == "snapshot":
+        return "snapshots"
+    fqn = dbt_resource_props.get("fqn", [])
+    return fqn[1] if len(fqn) > 2 else "marts"
+
+
 class BvsTranslator(DagsterDbtTranslator):
-    """The naming policy: models keyed by schema and name, grouped by layer."""
+    """The naming policy: models and snapshots keyed by schema and name, grouped by layer."""
 
     def get_asset_key(self, dbt_resource_props: Mapping[str, Any]) -> dg.AssetKey:
         if dbt_resource_props["resource_type"] == "source":
             return super().get_asset_key(
                 dbt_resource_props
             )  # meta.dagster.asset_key: ["raw", table]
-        layer = dbt_resource_props["fqn"][1] if len(dbt_resource_props["fqn"]) > 2 else "marts"
-        return dg.AssetKey([layer, dbt_resource_props["name"]])
+        return dg.AssetKey([_layer(dbt_resource_props), dbt_resource_props["name"]])
 
     def get_group_name(self, dbt_resource_props: Mapping[str, Any]) -> str | None:
-        fqn = dbt_resource_props.get("fqn", [])
-        return fqn[1] if len(fqn) > 2 else "marts"
+        return _layer(dbt_resource_props)
 
 
 translator = BvsTranslator(settings=DagsterDbtTranslatorSettings(enable_asset_checks=True))
