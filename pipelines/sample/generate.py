@@ -23,6 +23,7 @@ from pipelines.identifiers import abn_from_acn, abn_is_valid, acn_is_valid
 from pipelines.sample import words as W
 from pipelines.sample.entity_types import ENTITY_TYPES, EntityType
 from pipelines.sample.numbering import ACN_LOW, ACN_PRIME, Numbering
+from pipelines.sample.registers import Entity, Person, RegisterRows
 
 CRLF = "\r\n"
 FLUSH_EVERY = 2_000  # records between buffer flushes
@@ -48,16 +49,17 @@ UNKNOWN_COMPANY_STATUS = "XPND"
 # Company status for companies in the ABR: (status, ABN status, share).
 # DRGD companies were deregistered in the last year (ASIC drops them after about a year).
 _ABR_COMPANY_STATUS = (
-    ("REGD", "ACT", 0.675),
+    ("REGD", "ACT", 0.6905),
     ("REGD", "CAN", 0.17),
     ("DRGD", "CAN", 0.08),
     ("SOFF", "CAN", 0.02),
     ("SOFF", "ACT", 0.01),
-    ("EXAD", "ACT", 0.012),
-    ("EXAD", "CAN", 0.008),
+    # EXAD and DISS: about 30,800 ASIC rows at 20M ABN records (SPEC 3.3, insolvency)
+    ("EXAD", "ACT", 0.004),
+    ("EXAD", "CAN", 0.0022),
     ("NOAC", "ACT", 0.004),
     ("NOAC", "CAN", 0.004),
-    ("DISS", "CAN", 0.003),
+    ("DISS", "CAN", 0.0013),
     ("CNCL", "CAN", 0.002),
     ("NRGD", "CAN", 0.001),
     ("PROV", "ACT", 0.001),
@@ -149,6 +151,11 @@ class ChunkTask:
     planted_abr: dict[int, str] = field(default_factory=dict)  # local record index -> kind
     planted_company: dict[int, str] = field(default_factory=dict)
     planted_business_name: dict[int, str] = field(default_factory=dict)
+    part_dir: Path | None = None  # where the other registers' part files go (None: not written)
+    # Planted-case records appended to this chunk (the last one): ABR lines, ASIC rows.
+    extra_abr: tuple[str, ...] = ()
+    extra_company: tuple[str, ...] = ()
+    extra_business_name: tuple[str, ...] = ()
 
 
 @dataclass
@@ -165,6 +172,8 @@ class ChunkResult:
     planted_abr: list[tuple[str, int]] = field(default_factory=list)
     planted_company: list[tuple[str, int]] = field(default_factory=list)
     planted_business_name: list[tuple[str, int]] = field(default_factory=list)
+    register_rows: dict[str, int] = field(default_factory=dict)  # rows per other target
+    register_samples: dict[str, list[str]] = field(default_factory=dict)
 
 
 class _Sink:
@@ -242,6 +251,13 @@ class ChunkGenerator:
         self._extra_status_cum = _cumulative([w for _, w in _EXTRA_COMPANY_STATUS])
         self._extra_type_cum = _cumulative([w for *_, w in _EXTRA_COMPANY_TYPE])
 
+        self.reg = (
+            RegisterRows(task.seed, task.index, task.scale, task.extract_date, task.part_dir)
+            if task.part_dir is not None
+            else None
+        )
+        self._person: Person | None = None
+        self._company: tuple[str, int, int | None] = ("", 0, None)
         self.counts: dict[str, int] = {
             "individuals": 0,
             "companies_in_abr": 0,
@@ -550,6 +566,11 @@ class ChunkGenerator:
         else:
             name = f"{self.core_name()} {self.pick(W.PUB_FORMS)}"
         self.counts["companies_without_abr"] += 1
+        if self.reg is not None:
+            self.reg.officeholders(
+                Entity(index, "", acn, name, "private_company", False, "", "", reg_day,
+                       status, reg_day, dereg)
+            )  # fmt: skip
         return self.company_rows(
             name=name,
             acn=acn,
@@ -634,7 +655,7 @@ class ChunkGenerator:
 
     def run(self, report: Callable[[int], None] | None = None) -> ChunkResult:
         task = self.task
-        result = ChunkResult(index=task.index, records=task.count)
+        result = ChunkResult(index=task.index, records=task.count + len(task.extra_abr))
         with (
             open(task.abr_path, "wb") as abr_fh,
             open(task.company_part, "wb") as co_fh,
@@ -647,7 +668,7 @@ class ChunkGenerator:
             abr.add(
                 '<?xml version="1.0" encoding="UTF-8"?>\n'
                 f"<Transfer><TransferInfo><FileSequenceNumber>{task.index + 1}"
-                f"</FileSequenceNumber><RecordCount>{task.count:010d}</RecordCount>"
+                f"</FileSequenceNumber><RecordCount>{task.count + len(task.extra_abr):010d}</RecordCount>"
                 f"<ExtractTime>{date.isoformat()}T03:{11 + task.index:02d}:13</ExtractTime>"
                 "</TransferInfo>\n"
             )
@@ -684,6 +705,14 @@ class ChunkGenerator:
                     bn.flush()
                 if report is not None and j % REPORT_EVERY == REPORT_EVERY - 1:
                     report(j + 1)
+            for line in task.extra_abr:
+                abr.add(line)
+            for row in task.extra_company:
+                co.add(row)
+            for row in task.extra_business_name:
+                bn.add(row)
+            co_lines += len(task.extra_company)
+            bn_lines += len(task.extra_business_name)
             abr.add("</Transfer>\n")
             abr.close()
             co.close()
@@ -696,6 +725,9 @@ class ChunkGenerator:
         result.company_rows = co_lines
         result.business_name_rows = bn_lines
         result.counts = dict(self.counts)
+        if self.reg is not None:
+            result.register_rows = self.reg.close()
+            result.register_samples = self.reg.samples
         return result
 
     def record(self, r: int, planted: str | None) -> tuple[str, list[str], list[str]]:
@@ -724,9 +756,10 @@ class ChunkGenerator:
         if et.style == "individual":
             entity = self.individual_xml(state, postcode)
         else:
+            name = name or self.main_name(et.style, et.code, acn)
             entity = (
                 '<MainEntity><NonIndividualName type="MN"><NonIndividualNameText>'
-                f"{_xml(name or self.main_name(et.style, et.code, acn))}"
+                f"{_xml(name)}"
                 f"</NonIndividualNameText></NonIndividualName>"
                 f"{self.address_xml(state, postcode)}</MainEntity>"
             )
@@ -745,6 +778,26 @@ class ChunkGenerator:
             if rnd() < EXTRA_COMPANY_SHARE and r - self.task.start not in self.task.planted_company:
                 co_rows = co_rows + self.extra_company_rows(self.scale + r)
 
+        if self.reg is not None and not planted:
+            person = self._person if et.style == "individual" else None
+            co_status, reg_day, dereg_day = self._company if is_company else ("", 0, None)
+            self.reg.entity(
+                Entity(
+                    r=r,
+                    abn=abn,
+                    acn=acn,
+                    name=f"{person.given} {person.family}" if person else name or "",
+                    style=et.style,
+                    active=status == "ACT",
+                    state=state,
+                    postcode=postcode,
+                    since=since,
+                    co_status=co_status,
+                    reg_day=reg_day,
+                    dereg_day=dereg_day,
+                    person=person,
+                )
+            )
         updated = self.between(latest, self.end) if rnd() < 0.6 else latest
         asic_xml = f'<ASICNumber ASICNumberType="undetermined">{acn}</ASICNumber>' if acn else ""
         record = (
@@ -802,6 +855,7 @@ class ChunkGenerator:
             prior_state=(state or "NSW") if pre1991 else "",
         )
         self.counts["companies_in_abr"] += 1
+        self._company = (co_status, reg_day, dereg_day)
         return abn, acn, name, status, since, abn_day, rows
 
     def individual_xml(self, state: str, postcode: str) -> str:
@@ -814,11 +868,16 @@ class ChunkGenerator:
             title = self.pick(W.TITLES_FEMALE if female else W.TITLES_MALE)
             parts.append(f"<NameTitle>{title}</NameTitle>")
         g = rnd()
+        given = middle = ""
         if g >= 0.01:
-            parts.append(f"<GivenName>{self.pick(given_list)}</GivenName>")
+            given = self.pick(given_list)
+            parts.append(f"<GivenName>{given}</GivenName>")
             if g >= 0.45:
-                parts.append(f"<GivenName>{self.pick(given_list)}</GivenName>")
-        parts.append(f"<FamilyName>{_xml(self.surname())}</FamilyName></IndividualName>")
+                middle = self.pick(given_list)
+                parts.append(f"<GivenName>{middle}</GivenName>")
+        family = self.surname()
+        parts.append(f"<FamilyName>{_xml(family)}</FamilyName></IndividualName>")
+        self._person = Person(given, middle, family, None)
         parts.append(self.address_xml(state, postcode))
         parts.append("</LegalEntity>")
         return "".join(parts)

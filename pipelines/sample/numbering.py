@@ -27,7 +27,7 @@ BODY_LOW = 700_000_000  # ABN body: BODY_LOW + a number below BODY_PRIME
 BODY_PRIME = 299_999_957
 
 # Two index ranges per map ([0, scale) and [scale, 2 * scale)) must fit below the prime.
-MAX_SCALE = ACN_PRIME // 2
+MAX_SCALE = (ACN_PRIME - 100_000) // 2  # and room above 2 * scale for planted cases
 
 
 def _scramble(index: int, prime: int, multiplier: int, offset: int) -> int:

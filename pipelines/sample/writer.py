@@ -26,6 +26,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
+from pipelines.sample import formats as F
+from pipelines.sample.cases import CasePlan, build_cases
 from pipelines.sample.entity_types import UNKNOWN_ENTITY_TYPE_CODES
 from pipelines.sample.generate import (
     ABR_KINDS,
@@ -59,6 +61,7 @@ BUSINESS_NAME_HEADER = (
     "BN_STATE_OF_REG\tBN_ABN"
 )
 BOM = b"\xef\xbb\xbf"
+CRLF = "\r\n"
 
 Progress = Callable[[str, int, int], None]
 
@@ -93,6 +96,8 @@ class SampleSummary:
     # valid rows, and what the valid rows hold. Also the "counts" of planted.json.
     per_source: dict[str, dict[str, int]]
     planted: list[PlantedRow]
+    as_of: dt.date | None = None  # the date the planted cases are built around
+    cases: list[dict[str, Any]] = field(default_factory=list)  # planted cases (planted.json)
     unknown_codes: dict[str, list[str]] = field(default_factory=dict)
 
     @property
@@ -325,6 +330,7 @@ def write_sample(
         plan, scale, _planted_count(scale * BUSINESS_NAME_ROWS_PER_RECORD), BUSINESS_NAME_KINDS
     )
 
+    plan_cases = build_cases(scale=scale, seed=seed, extract_date=extract_date)
     tmp = Path(tempfile.mkdtemp(prefix="tmp-", dir=meta_dir))
     try:
         tasks = [
@@ -339,6 +345,12 @@ def write_sample(
                 compress=compress,
                 company_part=tmp / f"company.{i:02d}.part",
                 business_name_part=tmp / f"business_names.{i:02d}.part",
+                part_dir=tmp,
+                extra_abr=tuple(plan_cases.abr_lines) if i == ABR_FILES - 1 else (),
+                extra_company=tuple(plan_cases.company_rows) if i == ABR_FILES - 1 else (),
+                extra_business_name=(
+                    tuple(plan_cases.business_name_rows) if i == ABR_FILES - 1 else ()
+                ),
                 planted_abr=_split(planted_abr, start, count),
                 planted_company=_split(planted_co, start, count),
                 planted_business_name=_split(planted_bn, start, count),
@@ -372,10 +384,17 @@ def write_sample(
             csv_file, csv_planted = _finish_csv(out_dir, tmp, source, name, header, parts, progress)
             files.append(csv_file)
             planted += csv_planted
+        register_files, register_planted, register_counts = _finish_registers(
+            out_dir, tmp, results, plan_cases, seed, extract_date, progress
+        )
+        files += register_files
+        planted += register_planted
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
     counts = _counts(results, planted)
+    _add_case_counts(counts, plan_cases)
+    counts.update(register_counts)
     summary = SampleSummary(
         out_dir=out_dir,
         scale=scale,
@@ -384,6 +403,8 @@ def write_sample(
         files=files,
         per_source=counts,
         planted=planted,
+        as_of=plan_cases.as_of,
+        cases=plan_cases.cases,
         unknown_codes={
             "entity_type": list(UNKNOWN_ENTITY_TYPE_CODES),
             "company_status": [UNKNOWN_COMPANY_STATUS],
@@ -441,6 +462,27 @@ def _counts(results: list[ChunkResult], planted: list[PlantedRow]) -> dict[str, 
     }
 
 
+def _add_case_counts(counts: dict[str, dict[str, int]], plan: CasePlan) -> None:
+    """The planted cases' ABR records and ASIC rows in the core counts."""
+    abr = counts["abr"]
+    abr["companies"] += sum("<ASICNumber" in line for line in plan.abr_lines)
+    abr["individuals"] += sum("<EntityTypeInd>IND<" in line for line in plan.abr_lines)
+    abr["abn_cancelled"] += sum('status="CAN"' in line for line in plan.abr_lines)
+    abr["with_gst"] += sum("<GST " in line for line in plan.abr_lines)
+    abr["planted_cases"] = len(plan.abr_lines)
+    co = counts["asic_companies"]
+    rows = [row.split("\t") for row in plan.company_rows]
+    with_abn = {f[1] for f in rows if f[12]}
+    without = {f[1] for f in rows} - with_abn
+    co["companies"] += len(with_abn) + len(without)
+    co["companies_in_abr"] += len(with_abn)
+    co["companies_without_abr"] += len(without)
+    co["current_name_rows"] += sum(f[11] == "Y" for f in rows)
+    co["former_name_rows"] += sum(f[11] != "Y" for f in rows)
+    bn = counts["asic_business_names"]
+    bn["in_abr"] += sum(not row.endswith("\t" + CRLF) for row in plan.business_name_rows)
+
+
 def _write_planted_json(path: Path, summary: SampleSummary) -> None:
     doc = {
         "scale": summary.scale,
@@ -450,5 +492,163 @@ def _write_planted_json(path: Path, summary: SampleSummary) -> None:
         "files": [asdict(f) for f in summary.files],
         "unknown_codes": summary.unknown_codes,
         "planted": [asdict(p) for p in summary.planted],
+        "as_of": summary.as_of.isoformat() if summary.as_of else None,
+        "cases": summary.cases,
     }
     path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+
+
+# -- the other registers ----------------------------------------------------------------------
+
+# Deliberately malformed rows per file: kinds, in turn. Each is a valid row of the file
+# (the first one the generator wrote) with one fault, so the parser quarantines exactly it.
+MALFORMED_KINDS: dict[str, tuple[str, ...]] = {
+    "directors": ("bad_acn_check_digit", "bad_date", "missing_key"),
+    "adverse/ACCC": ("bad_abn_check_digit", "bad_date"),
+    "adverse/QBCC": ("missing_key",),
+    "gazette": ("bad_date", "bad_acn_check_digit", "wrong_field_count"),
+    "licences/QBCC": ("bad_date", "bad_abn_check_digit"),
+    "licences/NSW_FAIR_TRADING": ("missing_key",),
+    "industry": ("bad_abn_check_digit", "missing_key", "wrong_field_count"),
+    "ppsr": ("bad_date", "bad_acn_check_digit", "missing_key"),
+    "registers/TAX_PRACTITIONERS": ("bad_date",),
+    "registers/GOV_CONTRACTS": ("bad_abn_check_digit", "missing_key"),
+    "banned_persons": ("bad_date", "wrong_field_count", "missing_key"),
+    "banned_organisations": ("bad_acn_check_digit", "stray_tab", "bad_date"),
+    "advisers": ("stray_tab", "bad_date", "bad_abn_check_digit"),
+    "afs": ("bad_abn_check_digit", "bad_date", "missing_key"),
+    "credit": ("bad_abn_check_digit", "bad_date"),
+    "liquidators": ("bad_date", "missing_key"),
+    "charities": ("bad_abn_check_digit", "wrong_field_count"),
+    "asx": ("wrong_field_count", "missing_key"),
+}
+# Per file: the columns a fault goes into (date, ABN, ACN, key, free text).
+_FAULT_COLUMNS: dict[str, dict[str, str]] = {
+    "directors": {"date": "appointed_date", "acn": "acn", "key": "person_name"},
+    "adverse": {"date": "action_date", "abn": "abn", "key": "record_id"},
+    "gazette": {"date": "published_date", "acn": "acn", "key": "notice_id"},
+    "licences": {"date": "granted_date", "abn": "abn", "key": "licence_number"},
+    "industry": {"abn": "abn", "key": "abn"},
+    "ppsr": {"date": "start_date", "acn": "grantor_acn", "key": "registration_number"},
+    "registers": {"date": "status_date", "abn": "abn", "key": "record_id"},
+    "banned_persons": {"date": "BD_PER_START_DT", "key": "BD_PER_NAME"},
+    "banned_organisations": {
+        "date": "BD_ORG_START_DT", "acn": "BD_ORG_ACN", "key": "BD_ORG_NAME",
+        "free": "BD_ORG_COMMENT",
+    },  # fmt: skip
+    "advisers": {
+        "date": "ADV_START_DT", "abn": "ADV_ABN", "key": "ADV_NUMBER",
+        "free": "QUALIFICATIONS_AND_TRAINING",
+    },  # fmt: skip
+    "afs": {"date": "AFS_LIC_START_DT", "abn": "AFS_LIC_ABN_ACN", "key": "AFS_LIC_NUM"},
+    "credit": {"date": "CRED_LIC_START_DT", "abn": "CRED_LIC_ABN_ACN", "key": "CRED_LIC_NUM"},
+    "liquidators": {"date": "LIQ_START_DT", "key": "LIQ_NUM"},
+    "charities": {"abn": "ABN", "key": "ABN"},
+    "asx": {"key": "ASX code"},
+}
+_BAD_ABN = "51824753557"  # 51 824 753 556 (valid) with its last digit changed
+_BAD_ACN = "004085617"  # 004 085 616 (valid) with its last digit changed
+
+
+def _fault(target: F.Target, values: list[str], kind: str) -> list[str]:
+    cols = _FAULT_COLUMNS[target.key.split("/")[0]]
+    row = list(values)
+    where = {name: i for i, name in enumerate(target.columns)}
+    if kind == "bad_date":
+        row[where[cols["date"]]] = "2026-02-30" if target.date_format == "iso" else "30/02/2026"
+    elif kind == "bad_abn_check_digit":
+        row[where[cols["abn"]]] = _BAD_ABN
+    elif kind == "bad_acn_check_digit":
+        row[where[cols["acn"]]] = _BAD_ACN
+    elif kind == "missing_key":
+        row[where[cols["key"]]] = ""
+    elif kind == "wrong_field_count":
+        row.append("EXTRA FIELD")
+    elif kind == "stray_tab":  # free text holding a tab, as a few real rows do
+        row[where[cols["free"]]] = "Diploma of Financial Planning\tAdvanced"
+    else:
+        raise ValueError(kind)
+    return row
+
+
+def _finish_registers(
+    out_dir: Path,
+    tmp: Path,
+    results: list[ChunkResult],
+    cases: CasePlan,
+    seed: int,
+    extract_date: dt.date,
+    progress: Progress | None,
+) -> tuple[list[SampleFile], list[PlantedRow], dict[str, dict[str, int]]]:
+    """Join each other register's chunk parts, then its planted-case rows, with the
+    malformed rows placed between parts (their physical line numbers recorded)."""
+    plan = random.Random(f"bvs-sample-register-faults:{seed}")
+    files: list[SampleFile] = []
+    planted: list[PlantedRow] = []
+    per_source: dict[str, dict[str, int]] = {}
+    targets = F.targets(extract_date)
+    for done, (key, target) in enumerate(targets.items(), start=1):
+        (out_dir / target.source).mkdir(parents=True, exist_ok=True)
+        parts = [
+            (tmp / f"{key.replace('/', '__')}.{r.index:02d}.part", r.register_rows.get(key, 0))
+            for r in results
+        ]
+        parts = [(path, rows) for path, rows in parts if rows]
+        case_rows = cases.rows.get(key, [])
+        template = next(
+            (r.register_samples[key] for r in results if key in r.register_samples),
+            case_rows[0] if case_rows else None,
+        )
+        kinds = MALFORMED_KINDS.get(key, ()) if template is not None else ()
+        slots = len(parts) + 1
+        where = sorted(plan.randrange(slots) for _ in kinds)
+        faults = [(slot, kind) for slot, kind in zip(where, kinds, strict=True)]
+        rows = 0
+        lines = 0
+        bad: list[PlantedRow] = []
+        path = tmp / target.name
+        with open(path, "wb") as out:
+            head = target.head()
+            out.write(head)
+            lines += head.count(b"\n")
+
+            def write_faults(slot: int) -> None:
+                nonlocal lines, rows
+                for s, kind in faults:
+                    if s == slot:
+                        assert template is not None
+                        data = target.line(_fault(target, template, kind)).encode("utf-8")
+                        bad.append(
+                            PlantedRow(target.source, target.name, lines + 1, kind, target.rel)
+                        )
+                        out.write(data)
+                        lines += data.count(b"\n")
+                        rows += 1
+
+            for slot, (part, count) in enumerate(parts):
+                write_faults(slot)
+                with open(part, "rb") as fh:
+                    while block := fh.read(1 << 22):
+                        out.write(block)
+                        lines += block.count(b"\n")
+                rows += count
+            write_faults(len(parts))
+            for values in case_rows:
+                data = target.line(values).encode("utf-8")
+                out.write(data)
+                lines += data.count(b"\n")
+                rows += 1
+        os.replace(path, out_dir / target.rel)
+        files.append(SampleFile(target.rel, None, rows))
+        planted += bad
+        counts = per_source.setdefault(target.source, {"files": 0, "rows": 0, "malformed": 0})
+        counts["files"] += 1
+        counts["rows"] += rows
+        counts["malformed"] += len(bad)
+        if "/" in key:
+            counts[f"rows.{key.partition('/')[2]}"] = rows
+        if progress is not None:
+            progress("registers", done, len(targets))
+    for counts in per_source.values():
+        counts["valid_rows"] = counts["rows"] - counts["malformed"]
+    return files, planted, per_source

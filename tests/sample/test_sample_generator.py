@@ -106,6 +106,24 @@ def _csv_lines(path: Path) -> list[str]:
     return text[:-2].split("\r\n")
 
 
+def _cases(sample: Sample) -> list[dict]:
+    return json.loads((sample.root / "_sample" / "planted.json").read_text())["cases"]
+
+
+def _case_records(sample: Sample) -> int:
+    return sample.summary.per_source["abr"]["planted_cases"]
+
+
+def _case_acns(sample: Sample) -> set[str]:
+    """ACNs of planted-case companies (theirs, and the companies their records name)."""
+    acns: set[str] = set()
+    for case in _cases(sample):
+        acns.add(case.get("acn", ""))
+        for m in case["matches"] + case["non_matches"]:
+            acns.add(m["record"].get("acn", "") or m["record"].get("deregistered_acn", ""))
+    return acns - {""}
+
+
 def _planted_lines(summary: SampleSummary, source: str) -> dict[tuple[str, int], str]:
     return {(p.file, p.line): p.reason_kind for p in summary.planted_for(source)}
 
@@ -201,8 +219,8 @@ def test_abr_files_are_well_formed_with_matching_record_counts(sample: Sample) -
         assert len(declared) == 10 and int(declared) == len(root.findall("ABR")) == len(body)
         assert info.findtext("ExtractTime", "").startswith("2026-11-18T")
         total += len(body)
-    assert total == SCALE
-    counts = [len(members[n].split(b"\n")) - 4 for n in MEMBERS]
+    assert total == SCALE + _case_records(sample), "scale records plus the planted cases"
+    counts = [len(members[n].split(b"\n")) - 4 for n in MEMBERS[:-1]]
     assert max(counts) - min(counts) <= 1, "records spread evenly over the 20 files"
 
 
@@ -235,7 +253,8 @@ def test_abr_identifiers_valid_except_planted_rows(sample: Sample) -> None:
 
 
 def test_abr_record_shapes(sample: Sample) -> None:
-    records = [rec for _, _, rec in _records(sample)]
+    planted = {c["abn"] for c in _cases(sample)}
+    records = [rec for _, _, rec in _records(sample) if rec.findtext("ABN") not in planted]
     kinds: Counter[str] = Counter()
     orders: Counter[str] = Counter()
     gst: Counter[str] = Counter()
@@ -312,6 +331,7 @@ def test_company_file_format_and_rules(sample: Sample) -> None:
     planted = _planted_lines(sample.summary, "asic_companies")
     found: dict[tuple[str, int], str] = {}
     by_acn: dict[str, list[list[str]]] = {}
+    cases = _case_acns(sample)
     for number, line in enumerate(lines[1:], start=2):
         f = line.split("\t")
         key = (path.name, number)
@@ -333,10 +353,10 @@ def test_company_file_format_and_rules(sample: Sample) -> None:
         else:
             assert row["Current Name Indicator"] == ""
             assert row["Current Name"] and _dmy_ok(row["Current Name Start Date"])
-        if row["Status"] == "DRGD":
+        if row["Status"] == "DRGD" and row["ACN"] not in cases:
             gone = _dmy(row["Date of Deregistration"])
             assert EXTRACT - dt.timedelta(days=366) <= gone <= EXTRACT
-        else:
+        elif row["Status"] != "DRGD":
             assert row["Date of Deregistration"] == ""
     assert found == planted
     assert Counter(planted.values()) == Counter(
@@ -344,7 +364,8 @@ def test_company_file_format_and_rules(sample: Sample) -> None:
     )
     counts = sample.summary.per_source["asic_companies"]
     assert len(by_acn) == counts["companies"]
-    assert 0.15 < len(by_acn) / SCALE < 0.20, "companies are about 17.5% of the ABNs"
+    background = len(set(by_acn) - cases)
+    assert 0.15 < background / SCALE < 0.20, "companies are about 17.5% of the ABNs"
     rows = sum(len(v) for v in by_acn.values())
     assert rows == counts["valid_rows"] == counts["rows"] - 6
     assert 1.15 < rows / len(by_acn) < 1.32, "about 1.23 rows per company"
@@ -362,6 +383,9 @@ def test_every_abr_company_has_a_company_row(sample: Sample) -> None:
     }
     lines = _csv_lines(sample.root / "asic_companies" / "company_202611.csv")[1:]
     listed = {f[12]: f[1] for f in (line.split("\t") for line in lines) if len(f) == 15 and f[12]}
+    absent = {c["abn"] for c in _cases(sample) if c["id"] == "company_status/acn-not-found"}
+    assert absent and all(abn in abr and abn not in listed for abn in absent)
+    abr = {abn: acn for abn, acn in abr.items() if abn not in absent}
     assert abr and all(listed.get(abn) == acn for abn, acn in abr.items())
     assert set(listed) == set(abr), "no company ABN outside the ABR"
 
@@ -423,17 +447,20 @@ def test_business_name_file_format_and_rules(sample: Sample) -> None:
 def test_planted_json_matches_the_summary(sample: Sample) -> None:
     doc = json.loads((sample.root / "_sample" / "planted.json").read_text())
     assert doc["counts"] == sample.summary.per_source
-    assert len(doc["planted"]) == len(sample.summary.planted) == 18
+    core = [p for p in doc["planted"] if p["source"] in ("abr", "asic_companies", "asic_business_names")]
+    assert len(core) == 18 and len(doc["planted"]) == len(sample.summary.planted)
     first = doc["planted"][0]
     assert {"source", "file", "line", "reason_kind"} <= set(first)
-    assert doc["counts"]["abr"]["records"] == SCALE
-    assert doc["counts"]["abr"]["entities"] == SCALE - 6
+    cases = _case_records(sample)
+    assert cases >= sum(c.get("in_abr", True) for c in doc["cases"]) > 100
+    assert doc["counts"]["abr"]["records"] == SCALE + cases
+    assert doc["counts"]["abr"]["entities"] == SCALE + cases - 6
     flat = sample.summary.counts  # what `bvs sample` prints, one int per line
-    assert flat["abr.records"] == SCALE and all(isinstance(v, int) for v in flat.values())
+    assert flat["abr.records"] == SCALE + cases and all(isinstance(v, int) for v in flat.values())
     files = {
         f["path"] + ("!" + f["member"] if f["member"] else ""): f["rows"] for f in doc["files"]
     }
-    assert sum(v for k, v in files.items() if k.startswith("abr/")) == SCALE
+    assert sum(v for k, v in files.items() if k.startswith("abr/")) == SCALE + cases
     assert not any(p.name.startswith("tmp") for p in (sample.root / "_sample").iterdir())
 
 
@@ -449,8 +476,8 @@ def test_progress_reports_every_stage_to_completion(sample: Sample) -> None:
 
 def test_tiny_scale_and_bad_arguments(tmp_path: Path) -> None:
     tiny = _write(tmp_path / "tiny", scale=5, workers=1, abr_format="xml")
-    assert tiny.summary.per_source["abr"]["records"] == 5
-    data = (tmp_path / "tiny" / "abr" / "20261118_Public20.xml").read_text()
+    assert tiny.summary.per_source["abr"]["records"] == 5 + _case_records(tiny)
+    data = (tmp_path / "tiny" / "abr" / "20261118_Public19.xml").read_text()
     assert "<RecordCount>0000000000</RecordCount>" in data
     with pytest.raises(ValueError):
         write_sample(tmp_path / "bad", scale=0)
