@@ -52,8 +52,9 @@ dev: prepare ## the Dagster UI on http://127.0.0.1:3000
 test: prepare ## the whole test suite
 	$(BIN)/pytest
 
-bench: prepare ## benchmarks (BENCH_RECORDS ABN records, default 2,000,000)
+bench: prepare ## benchmarks (BENCH_RECORDS ABN records, default 2,000,000; phoenix links at 3.5M companies, 5M officeholders)
 	$(BIN)/python tests/benchmarks/bench_ingest.py --records $${BENCH_RECORDS:-2000000}
+	$(BIN)/python tests/benchmarks/bench_phoenix.py --companies $${BENCH_COMPANIES:-3500000} --officeholders $${BENCH_OFFICEHOLDERS:-5000000}
 
 lint: install ## ruff and mypy
 	$(BIN)/ruff check pipelines tests

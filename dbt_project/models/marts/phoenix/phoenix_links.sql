@@ -14,7 +14,8 @@
 --     and birth dates that do not contradict (equal when both are known);
 --   * not the entity's own company.
 -- Candidate pairs are found by joining on (surname, first initial), which every match
--- shares, so the cost follows the size of the name blocks, not the product of the inputs.
+-- shares, plus the birth date where both sides know it (see same_person_pairs), so the
+-- cost follows the size of the name blocks, not the product of the inputs.
 -- When one director matches several officeholder rows of the same company (two roles, two
 -- appointments, two spellings), the row kept is a DIRECTOR one, then the latest appointed.
 
@@ -90,8 +91,22 @@ officeholders_of_deregistered_companies as (
 
 ),
 
-same_person_pairs as (
+{#-
+    Candidate pairs share (surname, first initial). Where both birth dates are known they
+    must be equal, so those pairs also share the birth date, and the join uses it as a
+    third blocking column: the candidates are then mostly true matches instead of every
+    JOHN SMITH against every J SMITH. Pairs with an unknown birth date on either side are
+    joined on (surname, first initial) alone. The three parts are disjoint.
+-#}
+{%- set pair_blocks = [
+    ("directors.birth_date is not null and former.birth_date is not null",
+     "and directors.birth_date = former.birth_date"),
+    ("directors.birth_date is null", ""),
+    ("directors.birth_date is not null and former.birth_date is null", ""),
+] %}
 
+same_person_pairs as (
+{% for where, also_on in pair_blocks %}
     select
         directors.abn,
         directors.acn,
@@ -108,10 +123,15 @@ same_person_pairs as (
     inner join officeholders_of_deregistered_companies as former
         on directors.person_surname = former.person_surname
         and directors.first_initial = former.first_initial
-    where directors.acn <> former.acn
+        {{ also_on }}
+    where {{ where }}
+        and directors.acn <> former.acn
         and {{ bvs.person_birth_dates_agree('directors.birth_date', 'former.birth_date') }}
         and {{ bvs.person_given_names_match('directors', 'former') }}
-
+    {% if not loop.last %}
+    union all
+    {% endif %}
+{%- endfor %}
 ),
 
 same_person_pairs_ranked as (
