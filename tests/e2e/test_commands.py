@@ -93,6 +93,78 @@ def test_snapshot_holds_every_valid_entity(world: dict) -> None:
     assert {"abr", "asic_companies", "asic_business_names"} <= sources
 
 
+def _planted_match_rows(con: duckdb.DuckDBPyConnection, case: dict, match: dict) -> list:
+    record = match["record"]
+    where = " and ".join(f"{k} is null" if v is None else f"{k} = ?" for k, v in record.items())
+    params = [v for v in record.values() if v is not None]
+    method = "null as method" if match["table"] == "phoenix_links" else "method"
+    return con.execute(
+        f"select {method} from marts.{match['table']} where abn = ? and {where}",
+        [case["abn"], *params],
+    ).fetchall()
+
+
+def test_every_planted_match_lands_in_its_table_with_its_method(world: dict) -> None:
+    expected = [(c, m) for c in world["planted"]["cases"] for m in c["matches"]]
+    tables = {m["table"] for _, m in expected}
+    assert len(expected) > 100 and len(tables) >= 15
+    wrong = []
+    with duckdb.connect(str(_snapshot(world["data"])), read_only=True) as con:
+        for case, match in expected:
+            rows = _planted_match_rows(con, case, match)
+            methods = {r[0] for r in rows}
+            if match["table"] == "phoenix_links":
+                if not rows:
+                    wrong.append((case["id"], match, rows))
+            elif methods != {match["method"]}:
+                wrong.append((case["id"], match, rows))
+    assert not wrong, wrong
+
+
+def test_no_planted_decoy_matches(world: dict) -> None:
+    decoys = [(c, m) for c in world["planted"]["cases"] for m in c["non_matches"]]
+    assert len(decoys) >= 10
+    with duckdb.connect(str(_snapshot(world["data"])), read_only=True) as con:
+        matched = [(c["id"], m) for c, m in decoys if _planted_match_rows(con, c, m)]
+    assert not matched, matched
+
+
+def test_name_similarities_are_pg_trgm_and_miss_no_pair(world: dict) -> None:
+    """The trigram table holds exactly the pairs a brute-force comparison finds."""
+    from pipelines.matching import trigram_similarity
+
+    with duckdb.connect(str(world["data"] / "warehouse.duckdb"), read_only=True) as con:
+        registers = con.execute(
+            "select name_normalised, name_threshold from intermediate.int_matching__register_names"
+            " order by name_normalised"
+        ).fetchall()
+        entity_names = [
+            r[0]
+            for r in con.execute(
+                "select name_normalised from intermediate.int_matching__entity_names_keyed"
+            ).fetchall()
+        ]
+        stored = {
+            (r[0], r[1]): r[2]
+            for r in con.execute(
+                "select register_name, entity_name, similarity"
+                " from intermediate.int_matching__name_similarities"
+            ).fetchall()
+        }
+    assert len(registers) > 50 and len(entity_names) > 3000 and stored
+    for (register_name, entity_name), score in stored.items():
+        assert score == pytest.approx(trigram_similarity(register_name, entity_name), abs=1e-6)
+    sample = registers[:: max(1, len(registers) // 80)]
+    for register_name, threshold in sample:
+        found = {e for (r, e) in stored if r == register_name}
+        brute = {
+            e
+            for e in entity_names
+            if round(trigram_similarity(register_name, e), 6) >= float(threshold)
+        }
+        assert found == brute, register_name
+
+
 def test_second_run_loads_nothing_again(world: dict) -> None:
     warehouse = world["data"] / "warehouse.duckdb"
     with duckdb.connect(str(warehouse), read_only=True) as con:

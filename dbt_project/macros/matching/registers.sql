@@ -1,0 +1,308 @@
+{#
+    The registers matched to ABNs, one `int_match_records__<register>` model and one
+    `match_<register>` mart each. Those in `matching_registers()` have rows with a name
+    threshold and feed the trigram matching (int_matching__register_names).
+#}
+{% macro matching_registers() -%}
+    {{ return([
+        'insolvency', 'adverse', 'gazette', 'licences', 'business_names',
+        'financial_advisers', 'banned_organisations', 'afs_licensees', 'credit_licensees',
+        'registers', 'asx_listed'
+    ]) }}
+{%- endmacro %}
+
+{#
+    The match table of one register: every (record, ABN) pair that meets the register's
+    rule, one row per pair, by the strongest method that finds it: `abn` (the record's ABN
+    is the entity's), then `acn` (the record's ACN is the entity's ACN), then `name` (pg_trgm
+    similarity of normalised names meets the record's threshold; score = the similarity,
+    matched_name = the entity's name that reached it).
+
+    `records` is an int_match_records__* model: the key columns, abn, acn, match_name,
+    match_name_normalised, name_threshold, name_threshold_inclusive; several rows per record
+    when a record has several names.
+#}
+{% macro register_matches(records, key_columns) -%}
+{%- set keys = key_columns | join(', ') -%}
+with
+
+records as (
+
+    select * from {{ records }}
+
+),
+
+entities as (
+
+    select abn, acn from {{ ref('entities') }}
+
+),
+
+entity_names as (
+
+    select abn, name, name_normalised from {{ ref('entity_names') }}
+
+),
+
+name_similarities as (
+
+    select * from {{ ref('int_matching__name_similarities') }}
+
+),
+
+by_abn as (
+
+    select
+        {% for key in key_columns %}records.{{ key }},{% endfor %}
+        entities.abn,
+        'abn' as method,
+        1 as method_rank,
+        cast(1.0 as double) as score,
+        cast(null as {{ dbt.type_string() }}) as matched_name,
+        cast(null as {{ dbt.type_string() }}) as compared_name
+    from records
+    inner join entities
+        on records.abn = entities.abn
+
+),
+
+by_acn as (
+
+    select
+        {% for key in key_columns %}records.{{ key }},{% endfor %}
+        entities.abn,
+        'acn' as method,
+        2 as method_rank,
+        cast(1.0 as double) as score,
+        cast(null as {{ dbt.type_string() }}) as matched_name,
+        cast(null as {{ dbt.type_string() }}) as compared_name
+    from records
+    inner join entities
+        on records.acn = entities.acn
+
+),
+
+by_name as (
+
+    select
+        {% for key in key_columns %}records.{{ key }},{% endfor %}
+        entity_names.abn,
+        'name' as method,
+        3 as method_rank,
+        cast(name_similarities.similarity as double) as score,
+        entity_names.name as matched_name,
+        records.match_name as compared_name
+    from records
+    inner join name_similarities
+        on records.match_name_normalised = name_similarities.register_name
+    inner join entity_names
+        on name_similarities.entity_name = entity_names.name_normalised
+    where records.name_threshold is not null
+        and {{ bvs.similarity_meets(
+            'name_similarities.similarity',
+            'records.name_threshold',
+            'records.name_threshold_inclusive'
+        ) }}
+
+),
+
+unioned as (
+
+    select * from by_abn
+    union all
+    select * from by_acn
+    union all
+    select * from by_name
+
+),
+
+ranked as (
+
+    select
+        *,
+        row_number() over (
+            partition by {{ keys }}, abn
+            order by method_rank, score desc, matched_name
+        ) as match_rank
+    from unioned
+
+),
+
+final as (
+
+    select
+        {{ keys }},
+        abn,
+        method,
+        score,
+        matched_name,
+        compared_name
+    from ranked
+    where match_rank = 1
+
+)
+
+select * from final
+{%- endmacro %}
+
+{#
+    Matches of a person register (banned persons, liquidators, financial advisers) to ABNs
+    through people: `person_name` — the ABN is a sole trader whose own name matches;
+    `director_name` — a current director (at the as-of date) of the ABN's company matches.
+
+    `rule`:
+      'similarity'  pg_trgm similarity of the normalised names at least `threshold`
+                    (banned persons: SPEC 3.3 "person name similarity at least 0.75");
+      'compatible'  the person-name rule of macros/persons.sql (same surname, compatible
+                    given names; liquidators, advisers).
+    Both join on the surname and the first initial first (people are blocked by them: every
+    register spells the surname in full, and a person's first name starts with the same
+    letter in every register); score is the similarity either way.
+#}
+{% macro person_matches(records, key_columns, name_column, rule, threshold=none) -%}
+with
+
+register_people as (
+
+    {{ bvs.select_person_keys(records, name_column) }}
+
+),
+
+sole_traders as (
+
+    select
+        abn,
+        legal_name as person_name
+    from {{ ref('entities') }}
+    where is_individual
+        and legal_name is not null
+
+),
+
+sole_traders_keyed as (
+
+    {{ bvs.select_person_keys('sole_traders', 'person_name') }}
+
+),
+
+officeholders as (
+
+    select * from {{ ref('int_officeholders_keyed') }}
+
+),
+
+current_directors as (
+
+    select
+        entities.abn,
+        officeholders.*
+    from officeholders
+    inner join {{ ref('entities') }} as entities
+        on officeholders.acn = entities.acn
+    where officeholders.role = 'DIRECTOR'
+        and (officeholders.appointed_date is null or officeholders.appointed_date <= {{ bvs.as_of_date() }})
+        and (officeholders.ceased_date is null or officeholders.ceased_date > {{ bvs.as_of_date() }})
+
+),
+
+people as (
+
+    select
+        abn,
+        'person_name' as method,
+        4 as method_rank,
+        person_name,
+        person_surname,
+        first_initial,
+        first_given_name,
+        {%- for i in range(1, bvs.person_middle_name_slots() + 1) %}
+        middle_name_{{ i }},
+        {%- endfor %}
+        middle_name_count
+    from sole_traders_keyed
+    union all
+    select
+        abn,
+        'director_name' as method,
+        5 as method_rank,
+        person_name,
+        person_surname,
+        first_initial,
+        first_given_name,
+        {%- for i in range(1, bvs.person_middle_name_slots() + 1) %}
+        middle_name_{{ i }},
+        {%- endfor %}
+        middle_name_count
+    from current_directors
+
+),
+
+pairs as (
+
+    select
+        {% for key in key_columns %}register_people.{{ key }},{% endfor %}
+        people.abn,
+        people.method,
+        people.method_rank,
+        {{ bvs.trigram_array_similarity(
+            bvs.trigram_array(bvs.normalise_name('people.person_name')),
+            bvs.trigram_array(bvs.normalise_name('register_people.' ~ name_column))
+        ) }} as score,
+        people.person_name as matched_name,
+        register_people.{{ name_column }} as compared_name
+    from register_people
+    inner join people
+        on register_people.person_surname = people.person_surname
+        and register_people.first_initial = people.first_initial
+    {%- if rule == 'compatible' %}
+    where {{ bvs.person_given_names_match('register_people', 'people') }}
+    {%- endif %}
+
+)
+
+select
+    {% for key in key_columns %}{{ key }},{% endfor %}
+    abn,
+    method,
+    cast(score as double) as score,
+    matched_name,
+    compared_name
+from pairs
+{%- if rule == 'similarity' %}
+where round(score, 6) >= {{ threshold }}
+{%- endif %}
+{%- endmacro %}
+
+{#
+    Keep one row per (record, ABN): the strongest method (abn, acn, name, person_name,
+    director_name), then the best score. `unioned` is a relation with the key columns, abn,
+    method, score, matched_name, compared_name.
+#}
+{% macro best_match_per_pair(unioned, key_columns) -%}
+    select
+        {{ key_columns | join(', ') }},
+        abn,
+        method,
+        score,
+        matched_name,
+        compared_name
+    from (
+        select
+            *,
+            row_number() over (
+                partition by {{ key_columns | join(', ') }}, abn
+                order by
+                    case method
+                        when 'abn' then 1
+                        when 'acn' then 2
+                        when 'name' then 3
+                        when 'person_name' then 4
+                        else 5
+                    end,
+                    score desc,
+                    matched_name
+            ) as match_rank
+        from {{ unioned }}
+    ) as ranked
+    where match_rank = 1
+{%- endmacro %}

@@ -1,0 +1,28 @@
+-- ASIC business names register (SPEC 3.3: "ABN plus name similarity at least 0.8"): a
+-- registration is matched to the ABN it lists; a registration that lists no ABN is matched
+-- by name, at least 0.8.
+
+with
+
+business_names as (
+
+    select * from {{ ref('stg_asic__business_names') }}
+
+),
+
+final as (
+
+    select
+        business_name,
+        state_number,
+        abn,
+        cast(null as {{ dbt.type_string() }}) as acn,
+        business_name as match_name,
+        {{ bvs.normalise_name('business_name') }} as match_name_normalised,
+        case when abn is null then 0.8 end as name_threshold,
+        true as name_threshold_inclusive
+    from business_names
+
+)
+
+select * from final

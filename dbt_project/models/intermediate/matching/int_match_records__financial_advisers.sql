@@ -1,0 +1,28 @@
+-- ASIC financial advisers register (SPEC 3.3: "ABN plus name similarity at least 0.8"):
+-- the adviser's ABN exact, and the adviser's name at least 0.8 against entity names (a
+-- sole trader's own name). Directors who are advisers are matched by person name in
+-- match_financial_advisers.
+
+with
+
+advisers as (
+
+    select * from {{ ref('stg_asic__financial_advisers') }}
+
+),
+
+final as (
+
+    select
+        adviser_number,
+        abn,
+        cast(null as {{ dbt.type_string() }}) as acn,
+        adviser_name as match_name,
+        {{ bvs.normalise_name('adviser_name') }} as match_name_normalised,
+        0.8 as name_threshold,
+        true as name_threshold_inclusive
+    from advisers
+
+)
+
+select * from final

@@ -1,0 +1,26 @@
+-- Company insolvency gazette notices (SPEC 3.3): ABN and ACN exact, name trigram
+-- similarity above 0.72.
+
+with
+
+notices as (
+
+    select * from {{ ref('stg_gazette__notices') }}
+
+),
+
+final as (
+
+    select
+        notice_id,
+        abn,
+        acn,
+        company_name as match_name,
+        {{ bvs.normalise_name('company_name') }} as match_name_normalised,
+        0.72 as name_threshold,
+        false as name_threshold_inclusive
+    from notices
+
+)
+
+select * from final

@@ -1,0 +1,28 @@
+-- State licence registers (QBCC, NSW Fair Trading, VBA, SA CBS). SPEC 3.3 names no match
+-- rule for licences: ABN and ACN exact, and the licensee name at least 0.8 (the
+-- business-names register's rule; a decision written in docs/matching.md).
+
+with
+
+licences as (
+
+    select * from {{ ref('stg_licences__licences') }}
+
+),
+
+final as (
+
+    select
+        register,
+        licence_number,
+        abn,
+        acn,
+        licensee_name as match_name,
+        {{ bvs.normalise_name('licensee_name') }} as match_name_normalised,
+        0.8 as name_threshold,
+        true as name_threshold_inclusive
+    from licences
+
+)
+
+select * from final

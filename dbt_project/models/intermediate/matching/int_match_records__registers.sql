@@ -1,0 +1,32 @@
+-- The other registers (SPEC 3.3): ABN exact and ACN exact for all; by name where the spec
+-- gives a name rule: tax debt at least 0.75, modern slavery statements at least 0.65,
+-- B Corp at least 0.7.
+
+with
+
+records as (
+
+    select * from {{ ref('stg_registers__records') }}
+
+),
+
+final as (
+
+    select
+        register,
+        record_id,
+        abn,
+        acn,
+        entity_name as match_name,
+        {{ bvs.normalise_name('entity_name') }} as match_name_normalised,
+        case register
+            when 'TAX_DEBT' then 0.75
+            when 'MODERN_SLAVERY' then 0.65
+            when 'BCORP' then 0.7
+        end as name_threshold,
+        true as name_threshold_inclusive
+    from records
+
+)
+
+select * from final

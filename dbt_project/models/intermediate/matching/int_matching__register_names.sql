@@ -1,0 +1,42 @@
+-- Every register name that is matched to entity names by trigram similarity, once, with
+-- the lowest threshold any register applies to it (the per-register threshold is applied
+-- again in each match table). The registers are the `int_match_records__*` models whose
+-- rows carry a name threshold.
+
+{%- set registers = bvs.matching_registers() %}
+
+with
+
+{% for register in registers %}
+{{ register }} as (
+
+    select
+        match_name_normalised as name_normalised,
+        name_threshold
+    from {{ ref('int_match_records__' ~ register) }}
+    where match_name_normalised is not null
+        and name_threshold is not null
+
+),
+
+{% endfor %}
+unioned as (
+
+    {% for register in registers %}
+    select * from {{ register }}
+    {% if not loop.last %}union all{% endif %}
+    {% endfor %}
+
+),
+
+final as (
+
+    select
+        name_normalised,
+        min(name_threshold) as name_threshold
+    from unioned
+    group by name_normalised
+
+)
+
+select * from final

@@ -1,0 +1,4 @@
+-- Every (afs licensees record, ABN) pair that meets the register's rule, with the method and
+-- score: the rule is in int_match_records__afs_licensees.
+
+{{ bvs.register_matches(ref('int_match_records__afs_licensees'), ['licence_number']) }}

@@ -1,0 +1,4 @@
+-- Every (asx listed record, ABN) pair that meets the register's rule, with the method and
+-- score: the rule is in int_match_records__asx_listed.
+
+{{ bvs.register_matches(ref('int_match_records__asx_listed'), ['asx_code']) }}
