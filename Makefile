@@ -55,6 +55,7 @@ test: prepare ## the whole test suite
 bench: prepare ## benchmarks (BENCH_RECORDS ABN records, default 2,000,000; phoenix links at 3.5M companies, 5M officeholders)
 	$(BIN)/python tests/benchmarks/bench_ingest.py --records $${BENCH_RECORDS:-2000000}
 	$(BIN)/python tests/benchmarks/bench_phoenix.py --companies $${BENCH_COMPANIES:-3500000} --officeholders $${BENCH_OFFICEHOLDERS:-5000000}
+	$(BIN)/python tests/benchmarks/bench_matching.py --names $${BENCH_NAMES:-200000} --register-names $${BENCH_REGISTER_NAMES:-5000} --recall-sample 20
 
 lint: install ## ruff and mypy
 	$(BIN)/ruff check pipelines tests

@@ -23,6 +23,8 @@ def dbt_env(settings: Settings) -> dict[str, str]:
     """Variables profiles.yml reads; identical at parse and run so partial parsing holds."""
     return {
         "BVS_WAREHOUSE": str(settings.warehouse),
+        "BVS_DUCKDB_MEMORY_LIMIT": settings.duckdb_memory_limit,
+        "BVS_DUCKDB_TEMP_LIMIT": settings.duckdb_temp_limit,
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
     }
 

@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     # Records per Arrow batch handed from the parsers to DuckDB.
     batch_rows: int = Field(default=100_000, gt=0)
     duckdb_memory_limit: str = Field(default="8GB")
+    # Spill space DuckDB may use beyond memory (loads and dbt models). A query that needs
+    # more fails with a clear error, keeping the last good data, instead of filling the disk.
+    duckdb_temp_limit: str = Field(default="40GB")
     duckdb_threads: int = Field(default=0, ge=0, description="0 = DuckDB's default")
     snapshots_kept: int = Field(default=3, ge=1)
     # Progress lines on a terminal; quiet when not a TTY or when CI is set.

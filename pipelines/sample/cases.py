@@ -22,6 +22,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -172,7 +173,11 @@ class Builder:
 
     def officer(self, given: str = "", family: str = "", birth: dt.date | None = None) -> Officer:
         given = given or self.rng.choice(W.MALE_GIVEN + W.FEMALE_GIVEN)
-        return Officer(given, family or self.word(3) + "SON", birth or self.ago(365 * 40 + int(self.rng.random() * 9000)))
+        return Officer(
+            given,
+            family or self.word(3) + "SON",
+            birth or self.ago(365 * 40 + int(self.rng.random() * 9000)),
+        )
 
     # -- ABR and ASIC rows ----------------------------------------------------------------
 
@@ -216,7 +221,9 @@ class Builder:
             if gst[0] == "NON":
                 gst_xml = '<GST status="NON" GSTStatusFromDate="19000101" />'
             else:
-                gst_xml = f'<GST status="{gst[0]}" GSTStatusFromDate="{self._ymd(gst[1] or since)}" />'
+                gst_xml = (
+                    f'<GST status="{gst[0]}" GSTStatusFromDate="{self._ymd(gst[1] or since)}" />'
+                )
         asic = f'<ASICNumber ASICNumberType="undetermined">{acn}</ASICNumber>' if acn else ""
         self.plan.abr_lines.append(
             f'<ABR recordLastUpdatedDate="{self._ymd(min(self.extract, since))}" replaced="N">'
@@ -416,8 +423,10 @@ class Builder:
         self.plan.cases.append(doc)
 
 
-def match(table: str, record: dict[str, str], method: str | None = None, **extra: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"table": table, "record": record}
+def match(
+    table: str, record: Mapping[str, str | None], method: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"table": table, "record": dict(record)}
     if method is not None:
         out["method"] = method
     out.update(extra)
@@ -701,7 +710,9 @@ def _competition(b: Builder) -> None:
            "competition_enforcement", "FAIL", matches=[match(t, r, "abn")])  # fmt: skip
     ent = b.company()
     name = ent.name.replace("PTY LTD", "PROPRIETARY LIMITED")
-    r = b.adverse(ent, "ACCC", "LOW", "RESOLVED", action="INFRINGEMENT_NOTICE", abn=False, name=name)
+    r = b.adverse(
+        ent, "ACCC", "LOW", "RESOLVED", action="INFRINGEMENT_NOTICE", abn=False, name=name
+    )
     b.case("competition_enforcement/action-by-name", ent,
            "action found => FAIL (name trigram at least 0.6)", "competition_enforcement", "FAIL",
            matches=[match(t, r, "name", name=name, threshold_key="match_adverse/ACCC-competition")])  # fmt: skip
@@ -937,7 +948,9 @@ def _persons(b: Builder) -> None:
            flags=("LIQUIDATOR_LINKED",),
            matches=[match(t, liquidator(ent, plain.given_first()), "director_name")])  # fmt: skip
     ent, person = with_director()
-    other = Officer("ZEPHYRINUS" if person.given != "ZEPHYRINUS" else "QUENTIN", person.family, None)
+    other = Officer(
+        "ZEPHYRINUS" if person.given != "ZEPHYRINUS" else "QUENTIN", person.family, None
+    )
     assert not person_names_match(person.surname_first(), other.given_first())
     b.case("liquidator_linked/same-surname-other-given-name", ent, s + " (another person)",
            not_flags=("LIQUIDATOR_LINKED",),
@@ -1113,7 +1126,7 @@ def _financial_services(b: Builder) -> None:
 
 
 def _charity_row(b: Builder, ent: Ent) -> None:
-    values = {c: "" for c in F.CHARITIES}
+    values: dict[str, object] = {c: "" for c in F.CHARITIES}
     values.update(ABN=ent.abn, Charity_Legal_Name=ent.name, Address_Type="Business",
                   Address_Line_1="1 PLANTED STREET", Town_City="BRISBANE", State="QLD",
                   Postcode="4000", Country="AUSTRALIA", Registration_Date=b.months(60),
@@ -1140,10 +1153,18 @@ def _registers(b: Builder) -> None:
         r = b.register(ent, "TAX_PRACTITIONERS", status, person=name)
         b.case(f"tax_practitioners/{status.lower()}", ent, row, "tax_practitioners", outcome,
                matches=[match(t, r, "abn")])  # fmt: skip
-    b.case("tax_practitioners/not-found", b.individual(), "Not found => N/A", "tax_practitioners", "N/A")
+    b.case(
+        "tax_practitioners/not-found",
+        b.individual(),
+        "Not found => N/A",
+        "tax_practitioners",
+        "N/A",
+    )
     ent = b.company(code="PUB", name=f"{b.word()} {b.word()} BANK LIMITED")
     r = b.register(ent, "APRA_ENTITIES", "Registered", acn=ent.acn)
-    b.case("prudential/found", ent, "Found => PASS", "prudential", "PASS", matches=[match(t, r, "abn")])
+    b.case(
+        "prudential/found", ent, "Found => PASS", "prudential", "PASS", matches=[match(t, r, "abn")]
+    )
     b.case("prudential/not-found", b.company(code="PUB", name=f"{b.word()} {b.word()} LIMITED"),
            "Not found => N/A", "prudential", "N/A")  # fmt: skip
     ent = b.other(code="SMF", name=f"THE TRUSTEE FOR {b.word()} SUPER FUND")
@@ -1175,9 +1196,21 @@ def _registers(b: Builder) -> None:
     b.case("tax_debt/not-on-list", b.company(), "Not on list => PASS", "tax_debt", "PASS")
     # ABN-only informational registers
     for register, check, label in (
-        ("RD_INCENTIVE", "rd_incentive", "R&D tax incentive (ABN exact): found => PASS; not found => N/A"),
-        ("WGEA", "workforce_gender", "Workforce gender reporting (ABN exact): found => PASS; not found => N/A"),
-        ("GOV_CONTRACTS", "government_contracts", "Government contracts (ABN exact): found => PASS; none => N/A"),
+        (
+            "RD_INCENTIVE",
+            "rd_incentive",
+            "R&D tax incentive (ABN exact): found => PASS; not found => N/A",
+        ),
+        (
+            "WGEA",
+            "workforce_gender",
+            "Workforce gender reporting (ABN exact): found => PASS; not found => N/A",
+        ),
+        (
+            "GOV_CONTRACTS",
+            "government_contracts",
+            "Government contracts (ABN exact): found => PASS; none => N/A",
+        ),
     ):
         ent = b.company()
         r = b.register(ent, register, "Published")

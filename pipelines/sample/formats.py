@@ -184,37 +184,87 @@ def targets(extract_date: dt.date) -> dict[str, Target]:
         ),
         Target("industry", "industry", f"abn_industry_{stamp}.csv", INDUSTRY),
         Target("ppsr", "ppsr", f"registrations_{stamp}.csv", PPSR),
-        *(Target(f"registers/{r}", "registers", f"{r}_{stamp}.csv", REGISTERS) for r in REGISTER_WORDS),
+        *(
+            Target(f"registers/{r}", "registers", f"{r}_{stamp}.csv", REGISTERS)
+            for r in REGISTER_WORDS
+        ),
         Target(
-            "banned_persons", "asic_banned_persons", f"bd_per_{month}.csv", BANNED_PERSONS,
-            quote_all=True, bom=True, line_end=CRLF, date_format="dmy",
+            "banned_persons",
+            "asic_banned_persons",
+            f"bd_per_{month}.csv",
+            BANNED_PERSONS,
+            quote_all=True,
+            bom=True,
+            line_end=CRLF,
+            date_format="dmy",
         ),  # fmt: skip
         Target(
-            "banned_organisations", "asic_banned_organisations", f"bd_org_{month}.csv",
-            BANNED_ORGANISATIONS, delimiter="\t", bom=True, line_end=CRLF, date_format="dmy",
+            "banned_organisations",
+            "asic_banned_organisations",
+            f"bd_org_{month}.csv",
+            BANNED_ORGANISATIONS,
+            delimiter="\t",
+            bom=True,
+            line_end=CRLF,
+            date_format="dmy",
         ),  # fmt: skip
         Target(
-            "advisers", "asic_financial_advisers", f"fa_{month}.csv", ADVISERS,
-            delimiter="\t", bom=True, line_end=CRLF, date_format="dmy",
+            "advisers",
+            "asic_financial_advisers",
+            f"fa_{month}.csv",
+            ADVISERS,
+            delimiter="\t",
+            bom=True,
+            line_end=CRLF,
+            date_format="dmy",
         ),  # fmt: skip
         Target(
-            "afs", "asic_afs_licensees", f"afs_lic_{month}.csv", AFS_LICENSEES,
-            quote_all=True, bom=True, line_end=CRLF, date_format="dmy",
+            "afs",
+            "asic_afs_licensees",
+            f"afs_lic_{month}.csv",
+            AFS_LICENSEES,
+            quote_all=True,
+            bom=True,
+            line_end=CRLF,
+            date_format="dmy",
         ),  # fmt: skip
         Target(
-            "credit", "asic_credit_licensees", f"credit_lic_{month}.csv", CREDIT_LICENSEES,
-            quote_all=True, bom=True, line_end=CRLF, date_format="dmy",
+            "credit",
+            "asic_credit_licensees",
+            f"credit_lic_{month}.csv",
+            CREDIT_LICENSEES,
+            quote_all=True,
+            bom=True,
+            line_end=CRLF,
+            date_format="dmy",
         ),  # fmt: skip
         Target(
-            "liquidators", "asic_liquidators", f"liquidators_{month}.csv", LIQUIDATORS,
-            quote_all=True, bom=True, line_end=CRLF, date_format="dmy",
+            "liquidators",
+            "asic_liquidators",
+            f"liquidators_{month}.csv",
+            LIQUIDATORS,
+            quote_all=True,
+            bom=True,
+            line_end=CRLF,
+            date_format="dmy",
         ),  # fmt: skip
         Target(
-            "charities", "acnc_charities", "datadotgov_main.csv", CHARITIES,
-            quote_all=True, bom=True, line_end=CRLF, date_format="dmy",
+            "charities",
+            "acnc_charities",
+            "datadotgov_main.csv",
+            CHARITIES,
+            quote_all=True,
+            bom=True,
+            line_end=CRLF,
+            date_format="dmy",
         ),  # fmt: skip
         Target(
-            "asx", "asx_listed", "ASXListedCompanies.csv", ASX, quote_all=True, line_end=CRLF,
+            "asx",
+            "asx_listed",
+            "ASXListedCompanies.csv",
+            ASX,
+            quote_all=True,
+            line_end=CRLF,
             title=f"ASX listed companies as at {asx_stamp(extract_date)}",
         ),  # fmt: skip
     ]

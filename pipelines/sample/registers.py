@@ -218,7 +218,9 @@ class RegisterRows:
         self.recent_afs: list[tuple[str, str, str]] = [
             (f"{100000 + index}", f"{W.PLACES[index * 7]} FINANCIAL PLANNING PTY LTD", "")
         ]
-        self.asx_codes = asx_codes(seed)[index * ASX_CODE_CAPACITY : (index + 1) * ASX_CODE_CAPACITY]
+        self.asx_codes = asx_codes(seed)[
+            index * ASX_CODE_CAPACITY : (index + 1) * ASX_CODE_CAPACITY
+        ]
         self.asx_used = 0
         s = scale
         self.p = {
@@ -292,7 +294,9 @@ class RegisterRows:
         given_list = W.FEMALE_GIVEN if self.rnd() < 0.5 else W.MALE_GIVEN
         given = self.pick(given_list)
         middle = self.pick(given_list) if self.rnd() < 0.45 else ""
-        birth = self.between(self.end - 85 * 365, self.end - 20 * 365) if self.rnd() < 0.95 else None
+        birth = (
+            self.between(self.end - 85 * 365, self.end - 20 * 365) if self.rnd() < 0.95 else None
+        )
         return Person(given, middle, self.surname(), birth)
 
     def someone(self, director_share: float) -> tuple[Person, str]:
@@ -564,8 +568,13 @@ class RegisterRows:
         rnd = self.rnd
         start = self.between(self.end - 15 * 365, self.end - 1)
         u = rnd()
-        end = "Permanent banning" if u < 0.3 else "" if u < 0.45 else self.d(
-            "banned_organisations", self.between(start, self.end + 5 * 365))
+        end = (
+            "Permanent banning"
+            if u < 0.3
+            else ""
+            if u < 0.45
+            else self.d("banned_organisations", self.between(start, self.end + 5 * 365))
+        )
         name = e.name.replace(" ", F.NBSP, 1) if rnd() < 0.2 else e.name
         self.put("banned_organisations", ["Banned and Disqualified Organisations", name,
                                           e.acn if rnd() < 0.85 else "",
@@ -655,5 +664,7 @@ def adviser_row(
         overall, fmt("advisers", start), fmt("advisers", end), "", "", "", "AUSTRALIA",  # type: ignore[operator]
         "Diploma of Financial Planning", "FAAA", "", "", "10", "N", "", "", "", "ASIC", "",
     ]  # fmt: skip
-    tail = ["Y" if (i * 7 + len(name)) % 3 == 0 else "N" for i in range(len(F.ADVISERS) - len(head) - 4)]
+    tail = [
+        "Y" if (i * 7 + len(name)) % 3 == 0 else "N" for i in range(len(F.ADVISERS) - len(head) - 4)
+    ]
     return head + tail + ["Y", "N", "", ""]

@@ -533,11 +533,15 @@ _FAULT_COLUMNS: dict[str, dict[str, str]] = {
     "registers": {"date": "status_date", "abn": "abn", "key": "record_id"},
     "banned_persons": {"date": "BD_PER_START_DT", "key": "BD_PER_NAME"},
     "banned_organisations": {
-        "date": "BD_ORG_START_DT", "acn": "BD_ORG_ACN", "key": "BD_ORG_NAME",
+        "date": "BD_ORG_START_DT",
+        "acn": "BD_ORG_ACN",
+        "key": "BD_ORG_NAME",
         "free": "BD_ORG_COMMENT",
     },  # fmt: skip
     "advisers": {
-        "date": "ADV_START_DT", "abn": "ADV_ABN", "key": "ADV_NUMBER",
+        "date": "ADV_START_DT",
+        "abn": "ADV_ABN",
+        "key": "ADV_NUMBER",
         "free": "QUALIFICATIONS_AND_TRAINING",
     },  # fmt: skip
     "afs": {"date": "AFS_LIC_START_DT", "abn": "AFS_LIC_ABN_ACN", "key": "AFS_LIC_NUM"},
@@ -614,12 +618,12 @@ def _finish_registers(
 
             def write_faults(slot: int) -> None:
                 nonlocal lines, rows
-                for s, kind in faults:
+                for s, kind in faults:  # noqa: B023 (called within the iteration that defines it)
                     if s == slot:
-                        assert template is not None
-                        data = target.line(_fault(target, template, kind)).encode("utf-8")
-                        bad.append(
-                            PlantedRow(target.source, target.name, lines + 1, kind, target.rel)
+                        assert template is not None  # noqa: B023 (called within the iteration that defines it)
+                        data = target.line(_fault(target, template, kind)).encode("utf-8")  # noqa: B023 (called within the iteration that defines it)
+                        bad.append(  # noqa: B023 (called within the iteration that defines it)
+                            PlantedRow(target.source, target.name, lines + 1, kind, target.rel)  # noqa: B023 (called within the iteration that defines it)
                         )
                         out.write(data)
                         lines += data.count(b"\n")

@@ -28,7 +28,8 @@ def connect(settings: Settings, *, read_only: bool = False) -> duckdb.DuckDBPyCo
     path = settings.warehouse
     path.parent.mkdir(parents=True, exist_ok=True)
     config: dict[str, str | bool | int | float | list[str]] = {
-        "memory_limit": settings.duckdb_memory_limit
+        "memory_limit": settings.duckdb_memory_limit,
+        "max_temp_directory_size": settings.duckdb_temp_limit,
     }
     if settings.duckdb_threads:
         config["threads"] = settings.duckdb_threads

@@ -73,11 +73,13 @@ def test_fixtures_match_the_reference(path: Path) -> None:
 
 
 def test_generated_extract_matches_the_reference(tmp_path: Path) -> None:
-    write_sample(tmp_path, scale=20_000, seed=5, abr_format="xml", workers=1)
+    summary = write_sample(tmp_path, scale=20_000, seed=5, abr_format="xml", workers=1)
     records = 0
     for path in sorted((tmp_path / "abr").glob("*.xml")):
         data = path.read_bytes()
         expected = abr._RECORDS_B.findall(data)
         assert scan(data) == expected
         records += len(expected)
-    assert records == 20_000
+    # The sample's records plus the extra records of its planted cases.
+    assert records == 20_000 + summary.per_source["abr"]["planted_cases"]
+    assert records == summary.per_source["abr"]["records"]

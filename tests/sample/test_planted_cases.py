@@ -90,18 +90,27 @@ def test_scaled_sizes_at_a_larger_scale(tmp_path: Path) -> None:
 
 def _index(rows: dict[str, list[dict]]) -> dict[str, set[tuple]]:
     """Keys of the loaded rows per match table, as planted.json spells the records."""
+
     def clean(v: object) -> str:
         return " ".join(str(v).replace("\u00a0", " ").split()) if v is not None else ""
 
     return {
-        "match_insolvency": {(r["acn"],) for r in rows["asic_companies"] if r["status"] in ("EXAD", "DISS")},
+        "match_insolvency": {
+            (r["acn"],) for r in rows["asic_companies"] if r["status"] in ("EXAD", "DISS")
+        },
         "match_adverse": {(r["regulator"], r["record_id"]) for r in rows["adverse"]},
         "match_gazette": {(r["notice_id"],) for r in rows["gazette"]},
         "match_licences": {(r["register"], r["licence_number"]) for r in rows["licences"]},
-        "match_business_names": {(r["bn_name"], r["bn_state_num"]) for r in rows["asic_business_names"]},
+        "match_business_names": {
+            (r["bn_name"], r["bn_state_num"]) for r in rows["asic_business_names"]
+        },
         "match_financial_advisers": {(r["adv_number"],) for r in rows["asic_financial_advisers"]},
-        "match_banned_persons": {(r["bd_per_name"], str(r["bd_per_start_dt"])) for r in rows["asic_banned_persons"]},
-        "match_banned_organisations": {(clean(r["bd_org_name"]),) for r in rows["asic_banned_organisations"]},
+        "match_banned_persons": {
+            (r["bd_per_name"], str(r["bd_per_start_dt"])) for r in rows["asic_banned_persons"]
+        },
+        "match_banned_organisations": {
+            (clean(r["bd_org_name"]),) for r in rows["asic_banned_organisations"]
+        },
         "match_afs_licensees": {(r["afs_lic_num"],) for r in rows["asic_afs_licensees"]},
         "match_credit_licensees": {(r["cred_lic_num"],) for r in rows["asic_credit_licensees"]},
         "match_liquidators": {(r["liq_num"],) for r in rows["asic_liquidators"]},
@@ -138,7 +147,11 @@ def test_every_case_refers_to_records_that_exist(loaded, doc) -> None:
             assert acn_is_valid(case["acn"])
         for m in case["matches"] + case["non_matches"]:
             key = tuple(v if v is not None else None for v in m["record"].values())
-            key = tuple(("" if v is None else v) for v in key) if m["table"] != "match_business_names" else (m["record"]["business_name"], m["record"]["state_number"])
+            key = (
+                tuple(("" if v is None else v) for v in key)
+                if m["table"] != "match_business_names"
+                else (m["record"]["business_name"], m["record"]["state_number"])
+            )
             assert key in index[m["table"]], (case["id"], m)
 
 
@@ -150,7 +163,11 @@ def test_name_pairs_sit_on_the_right_side_of_their_thresholds(doc) -> None:
                 continue
             named += 1
             score = name_similarity(m["name"], case["entity_name"])
-            op = next(inc for key, (thr, inc) in THRESHOLDS.items() if thr == m["threshold"] and key.startswith(m["table"]))
+            op = next(
+                inc
+                for key, (thr, inc) in THRESHOLDS.items()
+                if thr == m["threshold"] and key.startswith(m["table"])
+            )
             assert passes(score, m["threshold"], op) == (m in case["matches"]), (case["id"], score)
             if m in case["non_matches"]:
                 assert score > m["threshold"] - 0.1, "decoys sit just below the threshold"
@@ -159,5 +176,7 @@ def test_name_pairs_sit_on_the_right_side_of_their_thresholds(doc) -> None:
 
 def test_person_cases_match_by_the_person_rule(doc) -> None:
     cases = {c["id"]: c for c in doc["cases"]}
-    assert cases["liquidator_linked/director-is-registered-liquidator"]["flags"] == ["LIQUIDATOR_LINKED"]
+    assert cases["liquidator_linked/director-is-registered-liquidator"]["flags"] == [
+        "LIQUIDATOR_LINKED"
+    ]
     assert person_names_match("SMITH, JOHN JAMES", "John Smith")

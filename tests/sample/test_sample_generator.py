@@ -447,7 +447,9 @@ def test_business_name_file_format_and_rules(sample: Sample) -> None:
 def test_planted_json_matches_the_summary(sample: Sample) -> None:
     doc = json.loads((sample.root / "_sample" / "planted.json").read_text())
     assert doc["counts"] == sample.summary.per_source
-    core = [p for p in doc["planted"] if p["source"] in ("abr", "asic_companies", "asic_business_names")]
+    core = [
+        p for p in doc["planted"] if p["source"] in ("abr", "asic_companies", "asic_business_names")
+    ]
     assert len(core) == 18 and len(doc["planted"]) == len(sample.summary.planted)
     first = doc["planted"][0]
     assert {"source", "file", "line", "reason_kind"} <= set(first)

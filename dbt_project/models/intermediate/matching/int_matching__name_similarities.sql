@@ -133,9 +133,22 @@ candidates_sized as (
 
 ),
 
--- The exact overlap of each candidate pair, counted by joining the two trigram sets
--- (plain joins: faster here than array intersection, and portable).
-candidate_overlaps as (
+-- The exact overlap of each candidate pair: the entity name's trigrams (kept as one array
+-- per name, unnested per candidate) that the register name also has. Unnesting from the
+-- candidate side keeps the join small; joining the trigram table by (name, trigram) instead
+-- made the planner build the wrong side (14 times slower at 100,000 names).
+entity_trigram_arrays as (
+
+    select
+        name_id,
+        array_agg(trigram) as trigrams
+    from entity_name_trigrams
+    where name_id in (select name_id from candidates_sized)
+    group by name_id
+
+),
+
+candidate_trigrams as (
 
     select
         candidates_sized.register_name,
@@ -143,19 +156,35 @@ candidate_overlaps as (
         candidates_sized.name_threshold,
         candidates_sized.register_trigram_count,
         candidates_sized.entity_trigram_count,
-        count(*) as shared_trigram_count
+        unnest(entity_trigram_arrays.trigrams) as trigram
     from candidates_sized
-    inner join register_name_trigrams
-        on candidates_sized.register_name = register_name_trigrams.name_normalised
-    inner join entity_name_trigrams
-        on candidates_sized.name_id = entity_name_trigrams.name_id
-        and register_name_trigrams.trigram = entity_name_trigrams.trigram
+    inner join entity_trigram_arrays
+        on candidates_sized.name_id = entity_trigram_arrays.name_id
+
+),
+
+candidate_overlaps as (
+
+    select
+        register_name,
+        name_id,
+        name_threshold,
+        register_trigram_count,
+        entity_trigram_count,
+        count(*) as shared_trigram_count
+    from candidate_trigrams
+    where exists (
+        select 1
+        from register_name_trigrams
+        where register_name_trigrams.name_normalised = candidate_trigrams.register_name
+            and register_name_trigrams.trigram = candidate_trigrams.trigram
+    )
     group by
-        candidates_sized.register_name,
-        candidates_sized.name_id,
-        candidates_sized.name_threshold,
-        candidates_sized.register_trigram_count,
-        candidates_sized.entity_trigram_count
+        register_name,
+        name_id,
+        name_threshold,
+        register_trigram_count,
+        entity_trigram_count
 
 ),
 

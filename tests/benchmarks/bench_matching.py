@@ -1,0 +1,292 @@
+"""Name matching at scale: register names against entity names by pg_trgm similarity.
+
+    python tests/benchmarks/bench_matching.py [--names 2000000] [--register-names 100000]
+                                              [--repeat 3] [--recall-sample 40]
+
+Entity names are drawn with the sample generator's own name functions (legal names of
+every entity type in the ABR's proportions, trading names for 40 % of organisations,
+individuals as `GIVEN SURNAME`) and normalised with `normalise_name`; they are cached as
+Parquet under .bench/matching-names/ in parts of 2.5 million, so the first N are the same
+whatever N. Register names are a reservoir sample of them, half altered the way registers
+misspell names (a letter dropped, a word dropped), each given a threshold in the spec's mix
+(0.55 for adverse records, 0.65, 0.72 gazette, 0.75 insolvency, 0.8).
+
+Each run builds, in a fresh warehouse holding `marts.entity_names` and the register names,
+the three matching models with the real `dbt run --select` and times them:
+`int_matching__entity_names_keyed` and `int_matching__entity_name_trigrams` (the index,
+rebuilt when entity names change) and `int_matching__name_similarities` (the match).
+
+`--recall-sample K` compares, for K register names, the pairs found with a brute-force
+Python comparison against every distinct entity name (pipelines.matching.trigram_similarity).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from bisect import bisect
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+CACHE = ROOT / ".bench" / "matching-names"
+PART = 2_500_000
+SEED = 7
+MODELS = "int_matching__entity_names_keyed int_matching__entity_name_trigrams int_matching__name_similarities"
+THRESHOLDS = ((0.55, 0.35), (0.65, 0.10), (0.72, 0.15), (0.75, 0.30), (0.8, 0.10))
+
+
+def _part(index: int) -> str:
+    """Write part `index` of the name cache (PART names); the path."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pipelines.matching import normalise_name
+    from pipelines.sample import words as W
+    from pipelines.sample.generate import ENTITY_TYPES, ChunkGenerator, ChunkTask, _cumulative
+
+    path = CACHE / f"part-{index:02d}.parquet"
+    if path.exists():
+        return str(path)
+    task = ChunkTask(
+        index=index, start=0, count=PART, seed=SEED, scale=PART,
+        extract_date=dt.date(2026, 11, 18), abr_path=Path(os.devnull), compress=False,
+        company_part=Path(os.devnull), business_name_part=Path(os.devnull),
+    )  # fmt: skip
+    gen = ChunkGenerator(task)
+    cum = _cumulative([t.weight for t in ENTITY_TYPES])
+    names: list[str] = []
+    i = 0
+    while len(names) < PART:
+        entity_type = ENTITY_TYPES[bisect(cum, gen.rnd())]
+        if entity_type.style == "individual":
+            given = gen.pick(W.MALE_GIVEN if gen.rnd() < 0.5 else W.FEMALE_GIVEN)
+            names.append(f"{given} {gen.surname()}")
+        else:
+            names.append(gen.main_name(entity_type.style, entity_type.code, f"{i:09d}"))
+            if gen.rnd() < 0.4:
+                names.append(gen.trading_name())
+        i += 1
+    names = names[:PART]
+    table = pa.table({"name": names, "name_normalised": [normalise_name(n) for n in names]})
+    tmp = path.with_suffix(".tmp")
+    pq.write_table(table, tmp)
+    tmp.rename(path)
+    return str(path)
+
+
+def generate(names: int) -> list[str]:
+    CACHE.mkdir(parents=True, exist_ok=True)
+    parts = range((names + PART - 1) // PART)
+    with ProcessPoolExecutor(2) as pool:
+        return list(pool.map(_part, parts))
+
+
+def prepare(parts: list[str], names: int, register_names: int, work: Path) -> Path:
+    """A fresh warehouse with `marts.entity_names` and the register names."""
+    import duckdb
+
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    warehouse = work / "warehouse.duckdb"
+    con = duckdb.connect(str(warehouse))
+    try:
+        con.execute("create schema marts")
+        con.execute("create schema intermediate")
+        con.execute(
+            "create table marts.entity_names as select lpad(cast(row_number() over () as varchar),"
+            " 11, '0') as abn, name, name_normalised from read_parquet(?) limit ?",
+            [parts, names],
+        )
+        cases = " ".join(
+            f"when u < {sum(s for _, s in THRESHOLDS[: i + 1]):.2f} then {t}"
+            for i, (t, _) in enumerate(THRESHOLDS)
+        )
+        # Half the sampled names altered: a letter dropped from the middle, or the last word
+        # dropped (names of one word keep it).
+        con.execute(
+            f"""
+            create table intermediate.int_matching__register_names as
+            with sampled as (
+                select name_normalised, hash(name_normalised) % 1000 / 1000.0 as u,
+                    hash(name_normalised || '#') % 3 as alteration
+                from marts.entity_names where name_normalised is not null
+                using sample reservoir({register_names} rows) repeatable (42)
+            ),
+            altered as (
+                select
+                    case alteration
+                        when 0 then name_normalised
+                        when 1 then left(name_normalised, length(name_normalised) // 2)
+                            || substr(name_normalised, length(name_normalised) // 2 + 2)
+                        else coalesce(nullif(regexp_replace(name_normalised, ' [^ ]+$', ''), ''),
+                            name_normalised)
+                    end as name_normalised,
+                    case {cases} else 0.8 end as name_threshold
+                from sampled
+            )
+            select trim(name_normalised) as name_normalised, min(name_threshold) as name_threshold
+            from altered where trim(name_normalised) <> '' group by 1
+            """
+        )
+        con.execute("checkpoint")
+    finally:
+        con.close()
+    return warehouse
+
+
+def _dbt(warehouse: Path, work: Path, *args: str) -> float:
+    env = os.environ | {"BVS_WAREHOUSE": str(warehouse), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    project = ROOT / "dbt_project"
+    started = time.perf_counter()
+    subprocess.run(
+        [
+            str(Path(sys.executable).parent / "dbt"), *args,
+            "--project-dir", str(project), "--profiles-dir", str(project),
+            "--target-path", str(work / "target"), "--log-path", str(work / "logs"),
+            "--vars", json.dumps({"as_of": "2026-11-20"}), "--quiet",
+        ],
+        env=env, cwd=work, check=True,
+    )  # fmt: skip
+    return time.perf_counter() - started
+
+
+def _node_seconds(work: Path) -> dict[str, float]:
+    results = json.loads((work / "target" / "run_results.json").read_text())["results"]
+    return {r["unique_id"].split(".")[-1]: round(r["execution_time"], 1) for r in results}
+
+
+def measure_once(work: Path) -> dict:
+    import duckdb
+
+    warehouse = work / "warehouse.duckdb"
+    seconds = _dbt(warehouse, work, "run", "--select", MODELS)
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        counts = dict(
+            con.execute(
+                "select 'entity_names', count(*) from marts.entity_names union all"
+                " select 'distinct_names', count(*) from intermediate.int_matching__entity_names_keyed"
+                " union all select 'trigram_rows', count(*)"
+                " from intermediate.int_matching__entity_name_trigrams"
+                " union all select 'register_names', count(*)"
+                " from intermediate.int_matching__register_names"
+                " union all select 'pairs', count(*) from intermediate.int_matching__name_similarities"
+            ).fetchall()
+        )
+    finally:
+        con.close()
+    return {
+        "seconds": round(seconds, 1),
+        **_node_seconds(work),
+        **counts,
+        "peak_rss_mb_dbt": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024),
+    }
+
+
+def recall(warehouse: Path, sample: int) -> dict:
+    """Pairs found against a brute-force comparison, for `sample` register names."""
+    import duckdb
+
+    from pipelines.matching.trigram import trigrams
+
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        registers = con.execute(
+            "select name_normalised, name_threshold from intermediate.int_matching__register_names"
+            f" using sample reservoir({int(sample)} rows) repeatable (7)"
+        ).fetchall()
+        entity = [
+            r[0]
+            for r in con.execute(
+                "select name_normalised from intermediate.int_matching__entity_names_keyed"
+            ).fetchall()
+        ]
+        found = set(
+            con.execute(
+                "select register_name, entity_name from intermediate.int_matching__name_similarities"
+                " where register_name in (select unnest(?))",
+                [[r for r, _ in registers]],
+            ).fetchall()
+        )
+    finally:
+        con.close()
+    sets = [trigrams.__wrapped__(e) for e in entity]
+    expected = set()
+    for name, threshold in registers:
+        a = trigrams.__wrapped__(name)
+        na = len(a)
+        for e, b in zip(entity, sets, strict=True):
+            nb = len(b)
+            if nb < threshold * na or nb * threshold > na:
+                continue
+            common = len(a & b)
+            if round(common / (na + nb - common), 6) >= float(threshold):
+                expected.add((name, e))
+    hit = len(expected & found)
+    return {
+        "recall_sample_register_names": len(registers),
+        "recall_pairs_expected": len(expected),
+        "recall_pairs_found": hit,
+        "recall": round(hit / len(expected), 6) if expected else 1.0,
+        "extra_pairs": len(found - expected),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--names", type=int, default=2_000_000)
+    parser.add_argument("--register-names", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--recall-sample", type=int, default=0)
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(measure_once(Path(args.one).resolve())))
+        return 0
+
+    parts = generate(args.names)
+    work = ROOT / ".bench" / "matching-run"
+    runs = []
+    for _ in range(args.repeat):
+        prepare(parts, args.names, args.register_names, work)
+        out = subprocess.run(
+            [sys.executable, __file__, "--one", str(work)],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        print(json.dumps(runs[-1]), flush=True)
+    summary = {
+        "names": args.names,
+        "register_names": args.register_names,
+        "runs": len(runs),
+        "median_seconds": statistics.median(r["seconds"] for r in runs),
+        "median_similarities_seconds": statistics.median(
+            r["int_matching__name_similarities"] for r in runs
+        ),
+        "median_index_seconds": statistics.median(
+            r["int_matching__entity_names_keyed"] + r["int_matching__entity_name_trigrams"]
+            for r in runs
+        ),
+        "max_peak_rss_mb_dbt": max(r["peak_rss_mb_dbt"] for r in runs),
+    }
+    if args.recall_sample:
+        summary |= recall(work / "warehouse.duckdb", args.recall_sample)
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
