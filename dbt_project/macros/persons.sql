@@ -199,3 +199,14 @@
 {% macro person_birth_dates_agree(a, b) -%}
     ({{ a }} is null or {{ b }} is null or {{ a }} = {{ b }})
 {%- endmacro %}
+
+{#
+    An officeholder row (`alias`) is a current director at the as-of date: role DIRECTOR,
+    appointed on or before it (an unknown appointment date counts as appointed), not ceased
+    by it. Phoenix links and the person-register match tables read directors through this.
+#}
+{% macro is_current_director(alias) -%}
+    ({{ alias }}.role = 'DIRECTOR'
+        and ({{ alias }}.appointed_date is null or {{ alias }}.appointed_date <= {{ bvs.as_of_date() }})
+        and ({{ alias }}.ceased_date is null or {{ alias }}.ceased_date > {{ bvs.as_of_date() }}))
+{%- endmacro %}

@@ -23,7 +23,6 @@
     when a record has several names.
 #}
 {% macro register_matches(records, key_columns) -%}
-{%- set keys = key_columns | join(', ') -%}
 with
 
 records as (
@@ -50,45 +49,29 @@ name_similarities as (
 
 ),
 
-by_abn as (
+{% for identifier in ['abn', 'acn'] %}
+by_{{ identifier }} as (
 
     select
         {% for key in key_columns %}records.{{ key }},{% endfor %}
         entities.abn,
-        'abn' as method,
-        1 as method_rank,
+        '{{ identifier }}' as method,
         cast(1.0 as double) as score,
         cast(null as {{ dbt.type_string() }}) as matched_name,
         cast(null as {{ dbt.type_string() }}) as compared_name
     from records
     inner join entities
-        on records.abn = entities.abn
+        on records.{{ identifier }} = entities.{{ identifier }}
 
 ),
 
-by_acn as (
-
-    select
-        {% for key in key_columns %}records.{{ key }},{% endfor %}
-        entities.abn,
-        'acn' as method,
-        2 as method_rank,
-        cast(1.0 as double) as score,
-        cast(null as {{ dbt.type_string() }}) as matched_name,
-        cast(null as {{ dbt.type_string() }}) as compared_name
-    from records
-    inner join entities
-        on records.acn = entities.acn
-
-),
-
+{% endfor %}
 by_name as (
 
     select
         {% for key in key_columns %}records.{{ key }},{% endfor %}
         entity_names.abn,
         'name' as method,
-        3 as method_rank,
         cast(name_similarities.similarity as double) as score,
         entity_names.name as matched_name,
         records.match_name as compared_name
@@ -116,29 +99,9 @@ unioned as (
 
 ),
 
-ranked as (
-
-    select
-        *,
-        row_number() over (
-            partition by {{ keys }}, abn
-            order by method_rank, score desc, matched_name
-        ) as match_rank
-    from unioned
-
-),
-
 final as (
 
-    select
-        {{ keys }},
-        abn,
-        method,
-        score,
-        matched_name,
-        compared_name
-    from ranked
-    where match_rank = 1
+    {{ bvs.best_match_per_pair('unioned', key_columns) }}
 
 )
 
@@ -199,9 +162,7 @@ current_directors as (
     from officeholders
     inner join {{ ref('entities') }} as entities
         on officeholders.acn = entities.acn
-    where officeholders.role = 'DIRECTOR'
-        and (officeholders.appointed_date is null or officeholders.appointed_date <= {{ bvs.as_of_date() }})
-        and (officeholders.ceased_date is null or officeholders.ceased_date > {{ bvs.as_of_date() }})
+    where {{ bvs.is_current_director('officeholders') }}
 
 ),
 

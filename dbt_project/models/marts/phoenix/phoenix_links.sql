@@ -59,10 +59,8 @@ current_directors as (
     from entities_with_acn
     inner join officeholders
         on entities_with_acn.acn = officeholders.acn
-    where officeholders.role = 'DIRECTOR'
+    where {{ bvs.is_current_director('officeholders') }}
         and officeholders.first_initial is not null
-        and (officeholders.appointed_date is null or officeholders.appointed_date <= {{ bvs.as_of_date() }})
-        and (officeholders.ceased_date is null or officeholders.ceased_date > {{ bvs.as_of_date() }})
 
 ),
 
