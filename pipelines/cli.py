@@ -162,6 +162,33 @@ def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------------- verify
+
+
+def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
+    """The verify response for one ABN as JSON, from the current serving snapshot."""
+    from pipelines.serving.verify import VerifyError, verify
+    from pipelines.warehouse.snapshot import SnapshotError, current_snapshot, open_snapshot
+
+    checks = [c.strip() for c in args.checks.split(",") if c.strip()] if args.checks else None
+    try:
+        info = current_snapshot(settings)
+        con = open_snapshot(settings)
+        assert info is not None
+        try:
+            response = verify(con, args.abn, as_of=info.as_of, checks=checks)
+        finally:
+            con.close()
+    except VerifyError as exc:
+        print(json.dumps({"message": exc.message}))
+        return 2
+    except SnapshotError as exc:
+        print(json.dumps({"message": str(exc)}))
+        return 1
+    print(json.dumps(response, indent=2, default=str))
+    return 0
+
+
 # ---------------------------------------------------------------------------------- main
 
 
@@ -197,6 +224,15 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--json", action="store_true", help="machine-readable output")
     status.add_argument("--as-of", type=_date, help="judge staleness as of this date")
     status.set_defaults(func=cmd_status)
+
+    verify = sub.add_parser(
+        "verify", help="the verification of one ABN, as JSON (from the snapshot)"
+    )
+    verify.add_argument("abn", help="11-digit ABN (spaces allowed)")
+    verify.add_argument(
+        "--checks", help="comma-separated check ids: narrow the tiles and the score"
+    )
+    verify.set_defaults(func=cmd_verify)
     return parser
 
 

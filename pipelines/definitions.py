@@ -12,8 +12,16 @@ from pipelines.defs.publish.assets import serving_snapshot
 from pipelines.defs.resources import BvsResource
 from pipelines.defs.transform.dbt import dbt_models, dbt_resource
 
+# The loader's bookkeeping table: every ingest asset writes it; verification reads which
+# sources have loaded and their extract dates from it (dbt source `meta.loads`).
+load_log = dg.AssetSpec(
+    key=["meta", "loads"],
+    group_name="ingest",
+    description="One row per load attempt of a source, written by the ingest assets.",
+)
+
 defs = dg.Definitions(
-    assets=[*ingest_assets, dbt_models, serving_snapshot],
+    assets=[*ingest_assets, load_log, dbt_models, serving_snapshot],
     jobs=[everything],
     schedules=[weekly_refresh],
     sensors=[new_landing_files],

@@ -24,6 +24,7 @@ from pipelines.identifiers import abn_from_acn
 from pipelines.ingest.sources import SOURCES
 from pipelines.settings import PROJECT_ROOT
 from pipelines.warehouse.connection import create_table_sql
+from pipelines.warehouse.meta import ensure_meta
 
 DBT_PROJECT_DIR = PROJECT_ROOT / "dbt_project"
 DBT = Path(sys.executable).parent / "dbt"
@@ -190,9 +191,11 @@ BUSINESS_NAMES: list[dict[str, Any]] = [
 
 
 def make_warehouse(path: Path, rows: Mapping[str, Sequence[Mapping[str, Any]]]) -> Path:
-    """A DuckDB file holding every raw table (created empty) and the given rows."""
+    """A DuckDB file holding every raw table (created empty), the given rows, and the load
+    bookkeeping (schema meta) with no load recorded: no source counts as loaded."""
     con = duckdb.connect(str(path))
     try:
+        ensure_meta(con)
         con.execute("create schema if not exists raw")
         for name, schema in RAW_TABLES.items():
             con.execute(create_table_sql(name, schema))
@@ -291,6 +294,30 @@ def test_every_model_unit_test_and_data_test_passes(built: tuple[Path, Path]) ->
     assert all(s in {"success", "pass"} for uid, s in statuses.items() if uid not in warned)
 
 
+def test_no_check_passes_on_data_that_was_never_loaded(built: tuple[Path, Path]) -> None:
+    """Issue 4: a verification never shows PASS for a check whose data was not loaded. The
+    fixture records no load in meta.loads, so every check that reads a source is N/A with
+    the reason, although the raw tables hold rows."""
+    warehouse, _ = built
+    rows = query(
+        warehouse,
+        "select check_id, status, reason from marts.tiles where abn = '" + ACME_ABN + "'",
+    )
+    by_check = {r["check_id"]: r for r in rows}
+    assert len(by_check) == 36
+    assert {r["status"] for r in rows} == {"N/A"}
+    for check_id in ("abn_status", "insolvency", "gazette", "conduct", "phoenix", "tax_debt"):
+        assert by_check[check_id]["reason"].startswith("Data not loaded => N/A ("), check_id
+    assert "Company insolvency gazette" in by_check["gazette"]["reason"]
+    (verification,) = query(
+        warehouse,
+        "select assurance_score, risk_level from marts.verifications where abn = '"
+        + ACME_ABN
+        + "'",
+    )
+    assert verification == {"assurance_score": None, "risk_level": "low"}
+
+
 def test_company_matched_by_asic_number_has_its_asic_status(built: tuple[Path, Path]) -> None:
     warehouse, _ = built
     acme = entity(warehouse, ACME_ABN)
@@ -384,6 +411,21 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         " order by table_schema, table_name",
     )
     assert [(r["table_schema"], r["table_name"], r["table_type"]) for r in rows] == [
+        ("intermediate", "int_check_evidence__adverse", "VIEW"),
+        ("intermediate", "int_check_evidence__banned_disqualified", "VIEW"),
+        ("intermediate", "int_check_evidence__business_names", "VIEW"),
+        ("intermediate", "int_check_evidence__charities", "VIEW"),
+        ("intermediate", "int_check_evidence__financial_advisers", "VIEW"),
+        ("intermediate", "int_check_evidence__financial_services_licences", "VIEW"),
+        ("intermediate", "int_check_evidence__gazette", "VIEW"),
+        ("intermediate", "int_check_evidence__industry", "VIEW"),
+        ("intermediate", "int_check_evidence__insolvency", "VIEW"),
+        ("intermediate", "int_check_evidence__licences", "VIEW"),
+        ("intermediate", "int_check_evidence__people", "VIEW"),
+        ("intermediate", "int_check_evidence__phoenix", "VIEW"),
+        ("intermediate", "int_check_evidence__registers", "VIEW"),
+        ("intermediate", "int_check_outcomes", "BASE TABLE"),
+        ("intermediate", "int_check_sources", "VIEW"),
         ("intermediate", "int_companies_deregistered", "VIEW"),
         ("intermediate", "int_entity_names_unioned", "VIEW"),
         ("intermediate", "int_match_records__adverse", "VIEW"),
@@ -404,6 +446,7 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         ("intermediate", "int_matching__name_similarities", "BASE TABLE"),
         ("intermediate", "int_matching__register_names", "VIEW"),
         ("intermediate", "int_officeholders_keyed", "BASE TABLE"),
+        ("marts", "checks", "BASE TABLE"),
         ("marts", "entities", "BASE TABLE"),
         ("marts", "entity_names", "BASE TABLE"),
         ("marts", "match_adverse", "BASE TABLE"),
@@ -423,6 +466,9 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         ("marts", "match_registers", "BASE TABLE"),
         ("marts", "phoenix_assessments", "BASE TABLE"),
         ("marts", "phoenix_links", "BASE TABLE"),
+        ("marts", "risk_flags", "BASE TABLE"),
+        ("marts", "tiles", "BASE TABLE"),
+        ("marts", "verifications", "BASE TABLE"),
         ("staging", "stg_abr__abns", "VIEW"),
         ("staging", "stg_abr__other_names", "VIEW"),
         ("staging", "stg_acnc__charities", "VIEW"),
@@ -441,6 +487,7 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         ("staging", "stg_gazette__notices", "VIEW"),
         ("staging", "stg_industry__abn_industry", "VIEW"),
         ("staging", "stg_licences__licences", "VIEW"),
+        ("staging", "stg_meta__source_loads", "VIEW"),
         ("staging", "stg_ppsr__registrations", "VIEW"),
         ("staging", "stg_registers__records", "VIEW"),
     ]
@@ -469,5 +516,6 @@ def test_parse_needs_no_warehouse_file(tmp_path: Path) -> None:
         s["identifier"]: s["config"]["meta"]["dagster"]["asset_key"]
         for s in manifest["sources"].values()
     }
-    assert sources == {name: ["raw", name] for name in (t.split(".")[1] for t in RAW_TABLES)}
+    raw = {name: ["raw", name] for name in (t.split(".")[1] for t in RAW_TABLES)}
+    assert sources == raw | {"loads": ["meta", "loads"]}
     assert not warehouse.parent.exists()

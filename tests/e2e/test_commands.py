@@ -6,17 +6,20 @@ Dagster home, as a data engineer would.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import shutil
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from pipelines.serving.verify import verify
 from pipelines.settings import get_settings
 from pipelines.warehouse.snapshot import current_snapshot
 
@@ -24,6 +27,45 @@ pytestmark = pytest.mark.slow
 
 BVS = str(Path(sys.executable).with_name("bvs"))
 AS_OF = "2026-11-20"
+# CONTRACT.md check ids: one tile each in every verify response.
+CHECK_IDS = [
+    "abn_status",
+    "gst",
+    "domain",
+    "email",
+    "trust",
+    "web_presence",
+    "address",
+    "phone",
+    "street_view",
+    "social",
+    "licence",
+    "conduct",
+    "phoenix",
+    "disability_register",
+    "insolvency",
+    "charities",
+    "tax_practitioners",
+    "prudential",
+    "super_fund",
+    "company_status",
+    "business_names",
+    "financial_advisers",
+    "banned_disqualified",
+    "financial_services_licence",
+    "gazette",
+    "tax_debt",
+    "workplace_compliance",
+    "customer_reviews",
+    "rd_incentive",
+    "modern_slavery",
+    "workforce_gender",
+    "government_contracts",
+    "competition_enforcement",
+    "bcorp",
+    "activist",
+    "squeeze_signal",
+]
 
 
 def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -33,7 +75,7 @@ def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[st
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> dict:
+def world(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> dict:
     root = tmp_path_factory.mktemp("e2e")
     data = root / "data"
     env = {
@@ -43,10 +85,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict:
         "DAGSTER_HOME": str(root / "dagster_home"),
         "CI": "true",
     }
-    sample = _run(
-        ["sample", "--out", str(data / "landing"), "--scale", "3000", "--seed", "11"], env
-    )
-    assert sample.returncode == 0, sample.stderr
+    shutil.copytree(sample_dir, data / "landing")
     first = _run(["run", "--as-of", AS_OF], env)
     assert first.returncode == 0, first.stdout + first.stderr
     planted = json.loads((data / "landing" / "_sample" / "planted.json").read_text())
@@ -171,6 +210,77 @@ def test_name_similarities_are_pg_trgm_and_miss_no_pair(world: dict) -> None:
         missed += [(register_name, e) for e in brute - found]
         extra += [(register_name, e) for e in found - brute]
     assert not missed and not extra, (missed[:5], extra[:5])
+
+
+@pytest.fixture(scope="module")
+def snapshot_con(world: dict) -> Iterator[duckdb.DuckDBPyConnection]:
+    con = duckdb.connect(str(_snapshot(world["data"])), read_only=True)
+    yield con
+    con.close()
+
+
+def test_planted_case_verifies_as_its_spec_row_says(
+    world: dict, snapshot_con: duckdb.DuckDBPyConnection, planted_case: dict
+) -> None:
+    """One case per SPEC 3.3 rule row and 2.4 flag trigger (and its non-trigger neighbour),
+    read through the verify response the API and `bvs verify` return."""
+    response = verify(snapshot_con, planted_case["abn"], as_of=dt.date.fromisoformat(AS_OF))
+    if planted_case.get("check"):
+        tile = response["checks"][planted_case["check"]]
+        assert tile["status"] == planted_case["status"], tile["reason"]
+    fired = set(response["risk"]["flags"])
+    assert set(planted_case["flags"]) <= fired
+    assert not set(planted_case["not_flags"]) & fired
+
+
+def test_verify_command_prints_the_verification(world: dict) -> None:
+    case = next(
+        c
+        for c in world["planted"]["cases"]
+        if c["id"] == "compliance_dual_failure/licence-and-conduct-fail"
+    )
+    result = _run(["verify", case["abn"]], world["env"])
+    assert result.returncode == 0, result.stdout + result.stderr
+    response = json.loads(result.stdout)
+    assert response["abn"] == case["abn"]
+    assert set(response["checks"]) == set(CHECK_IDS)
+    assert response["checks"]["licence"]["status"] == "FAIL"
+    assert response["conduct"] == response["checks"]["conduct"]
+    assert response["asic"] == response["checks"]["company_status"]
+    assert response["risk"]["flags"][0] in {"ADVERSE_ACTIVE", "FINANCIAL_ADVISER_BANNED"}
+    assert "COMPLIANCE_DUAL_FAILURE" in response["risk"]["flags"]
+    assert response["risk"]["level"] == "critical"  # a CRITICAL flag floors the risk score at 90
+    assert response["risk_score"] == response["risk"]["score"] >= 90
+    assert 0 <= response["assurance_score"] <= 100
+    sources = response["checks"]["licence"]["sources"]
+    assert {s["source"] for s in sources} == {"licences", "industry"}
+    assert all(s["as_of"] for s in sources)
+
+    narrowed = json.loads(
+        _run(["verify", case["abn"], "--checks", "licence,gst"], world["env"]).stdout
+    )
+    assert set(narrowed["checks"]) == {"licence", "gst"}
+    gst = narrowed["checks"]["gst"]
+    expected = (
+        round(
+            100
+            * {"PASS": 1, "WARN": 0.5, "FAIL": 0}[gst["status"]]
+            * gst["weight"]
+            / (gst["weight"] + 8),
+            1,
+        )
+        if gst["status"] != "N/A"
+        else 0.0
+    )
+    assert narrowed["assurance_score"] == expected  # licence FAIL (weight 8) scores nothing
+
+
+def test_verify_command_refuses_a_malformed_abn(world: dict) -> None:
+    result = _run(["verify", "12345678901"], world["env"])
+    assert result.returncode == 2
+    assert json.loads(result.stdout) == {
+        "message": "malformed ABN '12345678901': the ABN checksum fails"
+    }
 
 
 def test_second_run_loads_nothing_again(world: dict) -> None:

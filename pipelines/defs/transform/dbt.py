@@ -27,9 +27,11 @@ dbt_project.prepare_if_dev()
 
 
 def _layer(dbt_resource_props: Mapping[str, Any]) -> str:
-    """Models: their folder under models/ (= schema). Snapshots: schema `snapshots`."""
+    """Models: their folder under models/ (= schema). Snapshots and seeds: their own schema."""
     if dbt_resource_props.get("resource_type") == "snapshot":
         return "snapshots"
+    if dbt_resource_props.get("resource_type") == "seed":
+        return "seeds"
     fqn = dbt_resource_props.get("fqn", [])
     return fqn[1] if len(fqn) > 2 else "marts"
 

@@ -1,0 +1,56 @@
+{#
+    JSON building for tile evidence, as text (a JSON document in a varchar column, readable
+    by every engine's JSON functions and by the API as it is).
+
+        {{ bvs.json_object([('acn', 'acn'), ('status', 'company_status')]) }}
+        {{ bvs.json_array_agg(bvs.json_object([...]), order_by='published_date desc') }}
+
+    `pairs` is a list of (key, SQL expression). Dates become ISO strings, nulls JSON null.
+#}
+
+{% macro json_object(pairs) -%}
+    {{ return(adapter.dispatch('json_object', 'bvs')(pairs)) }}
+{%- endmacro %}
+
+{# Trino #}
+{% macro default__json_object(pairs) -%}
+    json_format(cast(map(
+        array[{% for key, _ in pairs %}'{{ key }}'{% if not loop.last %}, {% endif %}{% endfor %}],
+        array[{% for _, expr in pairs %}cast({{ expr }} as json){% if not loop.last %}, {% endif %}{% endfor %}]
+    ) as json))
+{%- endmacro %}
+
+{% macro duckdb__json_object(pairs) -%}
+    cast(json_object(
+        {%- for key, expr in pairs %}
+        '{{ key }}', {{ expr }}{% if not loop.last %},{% endif %}
+        {%- endfor %}
+    ) as varchar)
+{%- endmacro %}
+
+{% macro postgres__json_object(pairs) -%}
+    cast(json_build_object(
+        {%- for key, expr in pairs %}
+        '{{ key }}', {{ expr }}{% if not loop.last %},{% endif %}
+        {%- endfor %}
+    ) as text)
+{%- endmacro %}
+
+{#
+    A JSON array of the JSON texts `expr` of a group (an aggregate), in `order_by` order.
+#}
+{% macro json_array_agg(expr, order_by=none) -%}
+    {{ return(adapter.dispatch('json_array_agg', 'bvs')(expr, order_by)) }}
+{%- endmacro %}
+
+{% macro default__json_array_agg(expr, order_by) -%}
+    '[' || array_join(array_agg({{ expr }}{% if order_by %} order by {{ order_by }}{% endif %}), ',') || ']'
+{%- endmacro %}
+
+{% macro duckdb__json_array_agg(expr, order_by) -%}
+    '[' || string_agg({{ expr }}, ','{% if order_by %} order by {{ order_by }}{% endif %}) || ']'
+{%- endmacro %}
+
+{% macro postgres__json_array_agg(expr, order_by) -%}
+    '[' || string_agg({{ expr }}, ','{% if order_by %} order by {{ order_by }}{% endif %}) || ']'
+{%- endmacro %}

@@ -1,0 +1,148 @@
+-- Every risk flag that fires, one row per (ABN, flag), with its severity and evidence. The
+-- triggers are SPEC section 2.4, in its order; flags are independent of the tiles' statuses
+-- (CONTRACT decision 3) and fire only on evidence the warehouse holds.
+
+{%- set cascade_excluded = ['domain', 'web_presence', 'email', 'trust', 'street_view'] %}
+{%- set warn_counted = bvs.check_ids() | reject('in', cascade_excluded) | list %}
+
+with
+
+outcomes as (
+
+    select * from {{ ref('int_check_outcomes') }}
+
+),
+
+flags as (
+
+    select * from {{ ref('flag_definitions') }}
+
+),
+
+-- WARN_CLUSTER: four or more WARN tiles while the entity has no domain or no web presence.
+-- The domain-cascade filter comes first: with no domain, the web, WHOIS, e-mail, trust and
+-- street-view WARNs are not counted (they only echo the missing domain). No domain = the
+-- domain tile found none (N/A); no web presence = the web tile found no live site (N/A or
+-- FAIL).
+warn_counts as (
+
+    select
+        abn,
+        domain_status = 'N/A' as has_no_domain,
+        web_presence_status in ('N/A', 'FAIL') as has_no_web_presence,
+        (
+            {%- for check_id in warn_counted %}
+            case when {{ check_id }}_status = 'WARN' then 1 else 0 end +
+            {%- endfor %}
+            case when domain_status = 'N/A' then 0 else (
+                {%- for check_id in cascade_excluded %}
+                case when {{ check_id }}_status = 'WARN' then 1 else 0 end{% if not loop.last %} +{% endif %}
+                {%- endfor %}
+            ) end
+        ) as warn_count
+    from outcomes
+
+),
+
+fired as (
+
+    -- PHOENIX_PATTERN: an ACN, and a director is an officeholder of a company deregistered
+    -- within the past 36 months (phoenix_links).
+    select abn, 'PHOENIX_PATTERN' as flag_id, phoenix_links as evidence
+    from outcomes
+    where phoenix_status = 'FAIL'
+
+    union all
+
+    -- ADVERSE_ACTIVE: an active record of severity HIGH or CRITICAL from ACCC, QBCC, NSW
+    -- Fair Trading, VBA/BPC or QLD OFT, matched by name or ABN.
+    select abn, 'ADVERSE_ACTIVE', conduct_records
+    from outcomes
+    where conduct_active_high_critical_count > 0
+
+    union all
+
+    -- FINANCIAL_ADVISER_BANNED: a current director matches by name a banned adviser.
+    select abn, 'FINANCIAL_ADVISER_BANNED', banned_adviser_directors
+    from outcomes
+    where banned_adviser_director_count > 0
+
+    union all
+
+    -- LIQUIDATOR_LINKED: a current director matches a registered liquidator.
+    select abn, 'LIQUIDATOR_LINKED', liquidator_directors
+    from outcomes
+    where liquidator_director_count > 0
+
+    union all
+
+    -- LICENCE_MISMATCH: the industry code maps to a licensed trade and no licence of that
+    -- trade is in force (ACTIVE or CONDITIONAL) in any state register. Not while the
+    -- licence registers are unloaded (the licence tile is then N/A).
+    select
+        abn,
+        'LICENCE_MISMATCH',
+        {{ bvs.json_object([('trade', 'licensed_trade'), ('licences', 'cast(licence_records as json)')]) }}
+    from outcomes
+    where licensed_trade is not null
+        and licence_status <> 'N/A'
+        and licences_in_force_correct_count = 0
+
+    union all
+
+    -- WARN_CLUSTER (see warn_counts).
+    select
+        abn,
+        'WARN_CLUSTER',
+        {{ bvs.json_object([
+            ('warn_count', 'warn_count'),
+            ('no_domain', 'has_no_domain'),
+            ('no_web_presence', 'has_no_web_presence'),
+        ]) }}
+    from warn_counts
+    where (has_no_domain or has_no_web_presence)
+        and warn_count >= 4
+
+    union all
+
+    -- LICENCE_SUSPENDED_ACTIVE: a suspended or cancelled licence and no licence in force.
+    select abn, 'LICENCE_SUSPENDED_ACTIVE', licence_records
+    from outcomes
+    where licences_suspended_cancelled_count > 0
+        and licences_in_force_count = 0
+
+    union all
+
+    -- ADVERSE_PATTERN: three or more adverse records within 24 months from two or more
+    -- authorities.
+    select abn, 'ADVERSE_PATTERN', conduct_records
+    from outcomes
+    where conduct_24_month_count >= 3
+        and conduct_24_month_regulator_count >= 2
+
+    union all
+
+    -- COMPLIANCE_DUAL_FAILURE: the licence and the adverse-records tiles both FAIL.
+    select abn, 'COMPLIANCE_DUAL_FAILURE', cast(null as {{ dbt.type_string() }})
+    from outcomes
+    where licence_status = 'FAIL'
+        and conduct_status = 'FAIL'
+
+),
+
+final as (
+
+    select
+        fired.abn,
+        fired.flag_id,
+        flags.severity,
+        flags.severity_rank,
+        flags.trigger,
+        fired.evidence
+    from fired
+    inner join flags
+        on fired.flag_id = flags.flag_id
+
+)
+
+select * from final

@@ -1,0 +1,149 @@
+-- One row per ABN with everything a verify response needs (CONTRACT.md API): the entity,
+-- the assurance score, the risk score, level and flags, the Shape B members and every
+-- check's status, reason and evidence (weights and sources: mart `checks`).
+--
+-- Assurance score (SPEC 2.3, 3.2): 100 * sum(points) / sum(weight) over the tiles that are
+-- not N/A; PASS scores the full weight, WARN half, FAIL nothing; null when every weighted
+-- tile is N/A.
+-- Risk score: 100 minus the assurance score, raised to the floor of the most severe flag
+-- that fired (CRITICAL 90, HIGH 70, MEDIUM 40). Risk level: critical from 90, high from 70,
+-- medium from 40, low below (docs/verification.md).
+
+{%- set checks = bvs.check_ids() %}
+
+with
+
+outcomes as (
+
+    select * from {{ ref('int_check_outcomes') }}
+
+),
+
+entities as (
+
+    select * from {{ ref('entities') }}
+
+),
+
+flags as (
+
+    select * from {{ ref('risk_flags') }}
+
+),
+
+weights as (
+
+    select
+        {%- for check_id in checks %}
+        max(case when check_id = '{{ check_id }}' then weight end) as {{ check_id }}_weight
+        {%- if not loop.last %},{% endif %}
+        {%- endfor %}
+    from {{ ref('check_weights') }}
+
+),
+
+flags_per_abn as (
+
+    select
+        abn,
+        count(*) as flag_count,
+        max(severity_rank) as max_severity_rank,
+        {{ bvs.json_array_agg("'\"' || flag_id || '\"'", order_by='severity_rank desc, flag_id') }} as flags
+    from flags
+    group by abn
+
+),
+
+scored as (
+
+    select
+        outcomes.*,
+        (
+            {%- for check_id in checks %}
+            case {{ check_id }}_status
+                when 'PASS' then weights.{{ check_id }}_weight
+                when 'WARN' then 0.5 * weights.{{ check_id }}_weight
+                else 0
+            end{% if not loop.last %} +{% endif %}
+            {%- endfor %}
+        ) as points,
+        (
+            {%- for check_id in checks %}
+            case when {{ check_id }}_status in ('PASS', 'WARN', 'FAIL') then weights.{{ check_id }}_weight else 0 end
+            {%- if not loop.last %} +{% endif %}
+            {%- endfor %}
+        ) as weight_counted
+    from outcomes
+    cross join weights
+
+),
+
+with_scores as (
+
+    select
+        scored.*,
+        case when weight_counted > 0 then round(cast(100.0 * points / weight_counted as numeric), 1) end
+            as assurance_score,
+        coalesce(flags_per_abn.flag_count, 0) as flag_count,
+        coalesce(flags_per_abn.flags, '[]') as flags,
+        case flags_per_abn.max_severity_rank
+            when 4 then 'CRITICAL'
+            when 3 then 'HIGH'
+            when 2 then 'MEDIUM'
+            when 1 then 'LOW'
+        end as max_flag_severity,
+        case flags_per_abn.max_severity_rank
+            when 4 then 90
+            when 3 then 70
+            when 2 then 40
+            else 0
+        end as flag_floor
+    from scored
+    left join flags_per_abn
+        on scored.abn = flags_per_abn.abn
+
+),
+
+final as (
+
+    select
+        with_scores.abn,
+        entities.legal_name as entity,
+        case entities.abn_status when 'ACT' then 'Active' when 'CAN' then 'Cancelled' else entities.abn_status end
+            as status,
+        entities.entity_type_code,
+        entities.entity_type_text,
+        entities.state,
+        entities.postcode,
+        with_scores.acn,
+        with_scores.asx_code,
+        cast(with_scores.assurance_score as double) as assurance_score,
+        cast(with_scores.points as double) as score_points,
+        cast(with_scores.weight_counted as integer) as score_weight_counted,
+        cast(greatest(coalesce(100 - with_scores.assurance_score, 0), with_scores.flag_floor) as double)
+            as risk_score,
+        case
+            when greatest(coalesce(100 - with_scores.assurance_score, 0), with_scores.flag_floor) >= 90 then 'critical'
+            when greatest(coalesce(100 - with_scores.assurance_score, 0), with_scores.flag_floor) >= 70 then 'high'
+            when greatest(coalesce(100 - with_scores.assurance_score, 0), with_scores.flag_floor) >= 40 then 'medium'
+            else 'low'
+        end as risk_level,
+        with_scores.flags,
+        cast(with_scores.flag_count as integer) as flag_count,
+        with_scores.max_flag_severity,
+        with_scores.activist_status = 'FAIL' as viper_attacked,
+        cast(with_scores.current_ppsr_count as integer) as ppsr_registrations,
+        with_scores.is_insolvency_found as insolvency_found,
+        {%- for check_id in checks %}
+        with_scores.{{ check_id }}_status,
+        with_scores.{{ check_id }}_reason,
+        with_scores.{{ check_id }}_detail,
+        {%- endfor %}
+        {{ bvs.as_of_date() }} as as_of_date
+    from with_scores
+    inner join entities
+        on with_scores.abn = entities.abn
+
+)
+
+select * from final

@@ -1,0 +1,200 @@
+"""The verify response (CONTRACT.md API) for one ABN, read from the serving snapshot.
+
+Everything is precomputed by the dbt marts ``verifications`` (one row per ABN, every check's
+status, reason and evidence), ``checks`` (weights and sources) and ``risk_flags``; this
+module only shapes it. With ``checks=`` the response and its assurance score are narrowed to
+the named checks (CONTRACT decision 1): the score is recomputed from those tiles with the same
+rule as the mart (SPEC 3.2), the flags are unchanged (they are independent of tiles).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+
+from pipelines.identifiers import abn_is_valid, clean_identifier
+from pipelines.ingest.sources import SOURCES
+
+# SPEC 3.2: the share of a check's weight each status scores; N/A is excluded from both sides.
+STATUS_SHARE = {"PASS": 1.0, "WARN": 0.5, "FAIL": 0.0}
+# Risk score floor of the most severe flag that fired, and the level bands (docs/verification.md).
+SEVERITY_FLOOR = {"CRITICAL": 90.0, "HIGH": 70.0, "MEDIUM": 40.0, "LOW": 0.0}
+LEVELS = ((90.0, "critical"), (70.0, "high"), (40.0, "medium"), (0.0, "low"))
+# SPEC 2.1 shape A members and the check each one carries.
+SHAPE_A = {
+    "asic": "company_status",
+    "conduct": "conduct",
+    "domain": "domain",
+    "email": "email",
+    "address": "address",
+    "phone": "phone",
+    "street_view": "street_view",
+}
+
+
+class VerifyError(ValueError):
+    """A request the caller must fix (status 400) or an ABN we cannot answer for."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Check:
+    check_id: str
+    weight: int
+    sources: list[dict[str, Any]]
+
+
+def parse_abn(value: str) -> str:
+    """The ABN as 11 digits (spaces removed), or VerifyError 400 when malformed."""
+    abn = clean_identifier(value) or ""
+    if len(abn) != 11 or not abn.isdigit():
+        raise VerifyError(f"malformed ABN {value!r}: an ABN is 11 digits")
+    if not abn_is_valid(abn):
+        raise VerifyError(f"malformed ABN {value!r}: the ABN checksum fails")
+    return abn
+
+
+def assurance_score(tiles: Iterable[tuple[str, float]]) -> float | None:
+    """SPEC 3.2 over (status, weight) pairs: PASS full weight, WARN half, FAIL none, N/A out."""
+    points = counted = 0.0
+    for status, weight in tiles:
+        share = STATUS_SHARE.get(status)
+        if share is None:
+            continue
+        points += share * weight
+        counted += weight
+    if counted <= 0:
+        return None
+    return round(100.0 * points / counted, 1)
+
+
+def risk(score: float | None, severities: Iterable[str]) -> tuple[float, str]:
+    """Risk score (100 - assurance score, raised to the most severe flag's floor) and level."""
+    base = 0.0 if score is None else 100.0 - score
+    value = max([base, *(SEVERITY_FLOOR.get(s, 0.0) for s in severities)])
+    value = round(value, 1)
+    level = next(name for bound, name in LEVELS if value >= bound)
+    return value, level
+
+
+def _catalogue(con: duckdb.DuckDBPyConnection, as_of: dt.date) -> dict[str, Check]:
+    rows = con.execute(
+        "select check_id, weight, sources from marts.checks order by check_id"
+    ).fetchall()
+    return {
+        check_id: Check(check_id, int(weight), _with_staleness(json.loads(sources), as_of))
+        for check_id, weight, sources in rows
+    }
+
+
+def _with_staleness(sources: list[dict[str, Any]], as_of: dt.date) -> list[dict[str, Any]]:
+    """Each source with `stale`: older than its refresh cadence (CONTRACT decision 10)."""
+    out = []
+    for source in sources:
+        entry = dict(source)
+        declared = SOURCES.get(str(source.get("source")))
+        loaded_as_of = source.get("as_of")
+        if loaded_as_of is None:
+            entry["stale"] = None
+        elif declared is not None:
+            age = (as_of - dt.date.fromisoformat(str(loaded_as_of))).days
+            entry["stale"] = age > declared.refresh_days
+        out.append(entry)
+    return out
+
+
+def _narrow(catalogue: dict[str, Check], wanted: Sequence[str] | None) -> list[str]:
+    if not wanted:
+        return sorted(catalogue, key=list(catalogue).index)
+    unknown = [c for c in wanted if c not in catalogue]
+    if unknown:
+        raise VerifyError(
+            f"unknown check id(s): {', '.join(unknown)}; known: {', '.join(sorted(catalogue))}"
+        )
+    return list(dict.fromkeys(wanted))
+
+
+def verify(
+    con: duckdb.DuckDBPyConnection,
+    abn_text: str,
+    *,
+    as_of: dt.date,
+    checks: Sequence[str] | None = None,
+    now: dt.datetime | None = None,
+) -> dict[str, Any]:
+    """The verify response for one ABN from an open snapshot connection."""
+    abn = parse_abn(abn_text)
+    catalogue = _catalogue(con, as_of)
+    selected = _narrow(catalogue, checks)
+    cursor = con.execute("select * from marts.verifications where abn = ?", [abn])
+    names = [d[0] for d in cursor.description]
+    row = cursor.fetchone()
+    record = dict(zip(names, row, strict=True)) if row else None
+    flags = [] if record is None else json.loads(record["flags"])
+    severities = (
+        []
+        if record is None
+        else [
+            r[0]
+            for r in con.execute(
+                "select severity from marts.risk_flags where abn = ?", [abn]
+            ).fetchall()
+        ]
+    )
+
+    tiles: dict[str, dict[str, Any]] = {}
+    for check_id in selected:
+        check = catalogue[check_id]
+        if record is None:
+            status, reason, detail = _not_in_register(check_id)
+        else:
+            status = record[f"{check_id}_status"]
+            reason = record[f"{check_id}_reason"]
+            raw = record[f"{check_id}_detail"]
+            detail = json.loads(raw) if raw else None
+        tiles[check_id] = {
+            "status": status,
+            "reason": reason,
+            "detail": detail,
+            "sources": check.sources,
+            "weight": check.weight,
+        }
+
+    score = assurance_score((t["status"], t["weight"]) for t in tiles.values())
+    if record is not None and not checks:
+        score = record["assurance_score"]  # the mart's own figure (the same rule)
+    risk_score, level = risk(score, severities)
+    generated = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
+    response: dict[str, Any] = {
+        "abn": abn,
+        "entity": None if record is None else record["entity"],
+        "status": "Not found" if record is None else record["status"],
+        "generated_at": generated.isoformat().replace("+00:00", "Z"),
+        "as_of": as_of.isoformat(),
+        "assurance_score": score,
+        "risk": {"score": risk_score, "level": level, "flags": flags},
+        "viper": {"attacked": bool(record and record["viper_attacked"])},
+        "ppsr": {"registrations": 0 if record is None else int(record["ppsr_registrations"])},
+        "insolvency": {"found": bool(record and record["insolvency_found"])},
+    }
+    for member, check_id in SHAPE_A.items():
+        response[member] = tiles.get(check_id)
+    response["risk_score"] = risk_score
+    response["checks"] = tiles
+    return response
+
+
+def _not_in_register(check_id: str) -> tuple[str, str, None]:
+    """An ABN the register does not hold: ABN status FAIL, every other check N/A."""
+    if check_id == "abn_status":
+        return "FAIL", "ABN cancelled, suspended or not found => FAIL (not found)", None
+    return "N/A", "ABN not found in the register => N/A", None

@@ -1,0 +1,56 @@
+"""The verify response's own arithmetic: the score for narrowed checks, the risk rule, ABNs."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipelines.serving.verify import VerifyError, assurance_score, parse_abn, risk
+
+
+@pytest.mark.parametrize(
+    ("tiles", "expected"),
+    [
+        pytest.param([("PASS", 10)], 100.0, id="PASS => 100% of the weight"),
+        pytest.param([("WARN", 10)], 50.0, id="WARN => 50% of the check's weight"),
+        pytest.param([("FAIL", 10)], 0.0, id="FAIL => 0% of the check's weight"),
+        pytest.param([("PASS", 10), ("N/A", 10)], 100.0, id="N/A => does not affect the score"),
+        pytest.param([("PASS", 10), ("WARN", 10), ("FAIL", 8), ("N/A", 7)], 53.6, id="mixed"),
+        pytest.param([("N/A", 10)], None, id="every tile N/A => no score"),
+        pytest.param([("PASS", 0), ("FAIL", 0)], None, id="informational checks weigh nothing"),
+        pytest.param([("HIGH", 0), ("PASS", 5)], 100.0, id="squeeze tiers are informational"),
+    ],
+)
+def test_assurance_score_follows_spec_3_2(tiles: list, expected: float | None) -> None:
+    assert assurance_score(tiles) == expected
+
+
+@pytest.mark.parametrize(
+    ("score", "severities", "expected"),
+    [
+        (100.0, [], (0.0, "low")),
+        (61.0, [], (39.0, "low")),
+        (60.0, [], (40.0, "medium")),
+        (30.0, [], (70.0, "high")),
+        (5.0, [], (95.0, "critical")),
+        (100.0, ["MEDIUM"], (40.0, "medium")),
+        (100.0, ["HIGH", "MEDIUM"], (70.0, "high")),
+        (95.0, ["CRITICAL"], (90.0, "critical")),
+        (None, [], (0.0, "low")),
+    ],
+)
+def test_risk_is_the_inverse_score_floored_by_the_worst_flag(
+    score: float | None, severities: list[str], expected: tuple[float, str]
+) -> None:
+    assert risk(score, severities) == expected
+
+
+def test_abns_are_cleaned_and_checked() -> None:
+    assert parse_abn("53 004 085 616") == "53004085616"
+    for bad, why in (
+        ("5300408561", "11 digits"),
+        ("53004085617", "checksum"),
+        ("abc", "11 digits"),
+    ):
+        with pytest.raises(VerifyError, match=why) as caught:
+            parse_abn(bad)
+        assert caught.value.status == 400
