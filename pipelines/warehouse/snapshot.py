@@ -5,9 +5,11 @@ marts into a new file under ``<serving_dir>/snapshots/``; readers (the API) only
 those files read-only. Publishing a snapshot:
 
 1. build ``<id>.duckdb.tmp`` from the writer's own connection (``ATTACH``, one transaction:
-   every table and view of the listed schemas materialised as a table, the extra tables, and
-   the metadata tables ``meta.snapshot`` and ``meta.sources``), ``CHECKPOINT``, ``DETACH``,
-   fsync;
+   every table of the listed schemas copied, every view recreated over the snapshot's own
+   copies (DuckDB binds a view's names in its own database, so the file stands alone; a
+   view is not materialised twice, e.g. ``marts.tiles``, the long form of
+   ``marts.verifications``), the extra tables, and the metadata tables ``meta.snapshot`` and
+   ``meta.sources``), ``CHECKPOINT``, ``DETACH``, fsync;
 2. verify it from a separate read-only process (``python -m pipelines.warehouse.snapshot
    verify``): row counts of every table and the metadata must match what the writer copied;
 3. rename it to ``<id>.duckdb`` (so every final-named file has been verified), fsync the folder;
@@ -261,6 +263,31 @@ def _table_exists(cur: duckdb.DuckDBPyConnection, catalog: str, schema: str, tab
     return bool(row and row[0])
 
 
+_VIEW_SQL = re.compile(r"^\s*create\s+view\s+\S+\s+as\s+(.*?);?\s*$", re.IGNORECASE | re.DOTALL)
+
+
+def _view_bodies(
+    cur: duckdb.DuckDBPyConnection, catalog: str, wanted: Sequence[tuple[str, str]]
+) -> dict[tuple[str, str], str]:
+    """The SELECT of each view among ``wanted`` (DuckDB keeps names of its own database
+    unqualified). A view whose definition cannot be read this way is copied as a table."""
+    rows = cur.execute(
+        "select schema_name, view_name, sql from duckdb_views() where database_name = ?",
+        [catalog],
+    ).fetchall()
+    bodies: dict[tuple[str, str], str] = {}
+    for schema, view, sql in rows:
+        key = (str(schema), str(view))
+        if key not in wanted:
+            continue
+        match = _VIEW_SQL.match(str(sql or ""))
+        if match and f"{catalog}." not in match.group(1):
+            bodies[key] = match.group(1)
+        else:
+            log.warning("view %s.%s is copied as a table: its definition names %s", *key, catalog)
+    return bodies
+
+
 def _tables_to_copy(
     cur: duckdb.DuckDBPyConnection,
     catalog: str,
@@ -334,11 +361,15 @@ def _build(
             try:
                 for schema in sorted({s for s, _ in wanted} | {META_SCHEMA}):
                     cur.execute(f"create schema if not exists {snap}.{_quote(schema)}")
-                for schema, table in wanted:
+                views = _view_bodies(cur, catalog, wanted)
+                # tables first: a view is created once what it reads is in the file
+                for schema, table in sorted(wanted, key=lambda key: key in views):
                     source = f"{wh}.{_qualified(schema, table)}"
-                    cur.execute(
-                        f"create table {snap}.{_qualified(schema, table)} as select * from {source}"
-                    )
+                    target = f"{snap}.{_qualified(schema, table)}"
+                    if (schema, table) in views:
+                        cur.execute(f"create view {target} as {views[(schema, table)]}")
+                    else:
+                        cur.execute(f"create table {target} as select * from {source}")
                     # Counted on the warehouse side, so the check in another process compares
                     # the file against what the writer saw, not against itself.
                     count_row = cur.execute(f"select count(*) from {source}").fetchone()
@@ -392,8 +423,8 @@ def check_snapshot_file(
                 problems.append(f"metadata table {name} is missing")
         data_tables = {name: kind for name, kind in found.items() if name not in METADATA_TABLES}
         for name, kind in sorted(data_tables.items()):
-            if kind != "BASE TABLE":
-                problems.append(f"{name} is a {kind.lower()}, not a table")
+            if kind not in {"BASE TABLE", "VIEW"}:
+                problems.append(f"{name} is a {kind.lower()}, not a table or view")
         missing = sorted(set(expected) - set(data_tables))
         unexpected = sorted(set(data_tables) - set(expected))
         if missing:

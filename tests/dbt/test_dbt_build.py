@@ -467,7 +467,7 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         ("marts", "phoenix_assessments", "BASE TABLE"),
         ("marts", "phoenix_links", "BASE TABLE"),
         ("marts", "risk_flags", "BASE TABLE"),
-        ("marts", "tiles", "BASE TABLE"),
+        ("marts", "tiles", "VIEW"),
         ("marts", "verifications", "BASE TABLE"),
         ("staging", "stg_abr__abns", "VIEW"),
         ("staging", "stg_abr__other_names", "VIEW"),

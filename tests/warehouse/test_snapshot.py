@@ -131,12 +131,17 @@ def test_publish_writes_snapshot_file_and_points_current_at_it(
             "select table_name, table_type from information_schema.tables "
             "where table_schema = 'marts' order by table_name"
         ).fetchall()
-    # the view is materialised: the snapshot stands alone, nothing refers back to the warehouse
+    # the view is recreated over the snapshot's own copy: it stands alone, nothing refers
+    # back to the warehouse (dropped there, the snapshot's view still answers)
     assert kinds == [
         ("Odd Name", "BASE TABLE"),
         ("companies", "BASE TABLE"),
-        ("named_companies", "BASE TABLE"),
+        ("named_companies", "VIEW"),
     ]
+    writer.execute("drop view marts.named_companies")
+    writer.execute("drop table marts.companies")
+    with open_snapshot(settings) as con:
+        assert con.execute("select name from marts.named_companies").fetchall() == [("Company 1",)]
 
 
 def test_snapshot_metadata_records_build_as_of_row_counts_and_source_files(

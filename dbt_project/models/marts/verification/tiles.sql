@@ -2,63 +2,58 @@
 -- evidence, the check's weight and its sources with the as-of date of the data used.
 -- points = the tile's contribution to the assurance score (SPEC 3.2: PASS the full weight,
 -- WARN half, FAIL nothing; null for N/A, which counts on neither side).
+--
+-- A view: the long form of `verifications` (which holds every tile's status, reason and
+-- detail per ABN) joined to the check catalogue `checks`. At 20 million ABNs the long form
+-- is 720 million rows; kept as a view it costs nothing to build and the serving snapshot
+-- recreates it over its own copy of `verifications`. A filter on abn or check_id reaches the
+-- underlying scan.
+
+{{ config(materialized='view') }}
 
 with
 
-outcomes as (
+verifications as (
 
-    select * from {{ ref('int_check_outcomes') }}
-
-),
-
-weights as (
-
-    select * from {{ ref('check_weights') }}
+    select * from {{ ref('verifications') }}
 
 ),
 
-check_sources as (
+-- The catalogue as one row (a column per check): each check's branch reads its own, so the
+-- 36 branches need no join.
+catalogue as (
 
-    select * from {{ ref('int_check_sources') }}
-
-),
-
-unpivoted as (
-
-    {%- for check_id in bvs.check_ids() %}
     select
-        abn,
-        '{{ check_id }}' as check_id,
-        {{ check_id }}_status as status,
-        {{ check_id }}_reason as reason,
-        {{ check_id }}_detail as detail
-    from outcomes
-    {% if not loop.last %}union all{% endif %}
-    {%- endfor %}
+        {%- for check_id in bvs.check_ids() %}
+        max(case when check_id = '{{ check_id }}' then weight end) as {{ check_id }}_weight,
+        max(case when check_id = '{{ check_id }}' then sources end) as {{ check_id }}_sources
+        {%- if not loop.last %},{% endif %}
+        {%- endfor %}
+    from {{ ref('checks') }}
 
 ),
 
 final as (
 
+    {%- for check_id in bvs.check_ids() %}
     select
-        unpivoted.abn,
-        unpivoted.check_id,
-        unpivoted.status,
-        unpivoted.reason,
-        unpivoted.detail,
-        cast(weights.weight as integer) as weight,
-        cast(case unpivoted.status
-            when 'PASS' then weights.weight
-            when 'WARN' then 0.5 * weights.weight
+        verifications.abn,
+        '{{ check_id }}' as check_id,
+        verifications.{{ check_id }}_status as status,
+        verifications.{{ check_id }}_reason as reason,
+        verifications.{{ check_id }}_detail as detail,
+        catalogue.{{ check_id }}_weight as weight,
+        cast(case verifications.{{ check_id }}_status
+            when 'PASS' then catalogue.{{ check_id }}_weight
+            when 'WARN' then 0.5 * catalogue.{{ check_id }}_weight
             when 'FAIL' then 0
         end as double) as points,
-        coalesce(check_sources.sources, '[]') as sources,
-        {{ bvs.as_of_date() }} as as_of_date
-    from unpivoted
-    inner join weights
-        on unpivoted.check_id = weights.check_id
-    left join check_sources
-        on unpivoted.check_id = check_sources.check_id
+        catalogue.{{ check_id }}_sources as sources,
+        verifications.as_of_date
+    from verifications
+    cross join catalogue
+    {% if not loop.last %}union all{% endif %}
+    {%- endfor %}
 
 )
 
