@@ -31,13 +31,14 @@ import shutil
 import statistics
 import subprocess
 import sys
-import time
 from bisect import bisect
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+from dbt_runner import model_seconds, run_dbt  # noqa: E402  (this folder)
 
 CACHE = ROOT / ".bench" / "matching-names"
 PART = 2_500_000
@@ -145,32 +146,11 @@ def prepare(parts: list[str], names: int, register_names: int, work: Path) -> Pa
     return warehouse
 
 
-def _dbt(warehouse: Path, work: Path, *args: str) -> float:
-    env = os.environ | {"BVS_WAREHOUSE": str(warehouse), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-    project = ROOT / "dbt_project"
-    started = time.perf_counter()
-    subprocess.run(
-        [
-            str(Path(sys.executable).parent / "dbt"), *args,
-            "--project-dir", str(project), "--profiles-dir", str(project),
-            "--target-path", str(work / "target"), "--log-path", str(work / "logs"),
-            "--vars", json.dumps({"as_of": "2026-11-20"}), "--quiet",
-        ],
-        env=env, cwd=work, check=True,
-    )  # fmt: skip
-    return time.perf_counter() - started
-
-
-def _node_seconds(work: Path) -> dict[str, float]:
-    results = json.loads((work / "target" / "run_results.json").read_text())["results"]
-    return {r["unique_id"].split(".")[-1]: round(r["execution_time"], 1) for r in results}
-
-
 def measure_once(work: Path) -> dict:
     import duckdb
 
     warehouse = work / "warehouse.duckdb"
-    seconds = _dbt(warehouse, work, "run", "--select", MODELS)
+    seconds = run_dbt(warehouse, work, "run", "--select", MODELS)
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
         counts = dict(
@@ -188,7 +168,7 @@ def measure_once(work: Path) -> dict:
         con.close()
     return {
         "seconds": round(seconds, 1),
-        **_node_seconds(work),
+        **model_seconds(work),
         **counts,
         "peak_rss_mb_dbt": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024),
     }

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import shutil
 import statistics
@@ -39,7 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-AS_OF = "2026-11-20"
+from dbt_runner import AS_OF, run_dbt  # noqa: E402  (this folder)
+
 PHOENIX_MODELS = (
     "asic__deregistered_companies directors__officeholders int_companies_deregistered "
     "int_officeholders_keyed phoenix_links phoenix_assessments"
@@ -205,22 +205,6 @@ def generate(companies: int, officeholders: int) -> Path:
     return folder
 
 
-def _dbt(warehouse: Path, work: Path, *args: str) -> float:
-    env = os.environ | {"BVS_WAREHOUSE": str(warehouse), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-    project = ROOT / "dbt_project"
-    started = time.perf_counter()
-    subprocess.run(
-        [
-            str(Path(sys.executable).parent / "dbt"), *args,
-            "--project-dir", str(project), "--profiles-dir", str(project),
-            "--target-path", str(work / "target"), "--log-path", str(work / "logs"),
-            "--vars", json.dumps({"as_of": AS_OF}), "--quiet",
-        ],
-        env=env, cwd=work, check=True,
-    )  # fmt: skip
-    return time.perf_counter() - started
-
-
 def prepare(folder: Path) -> Path:
     """A fresh warehouse: every raw table (empty unless generated) and `entities` built."""
     import duckdb
@@ -260,7 +244,7 @@ def prepare(folder: Path) -> Path:
         con.execute("checkpoint")
     finally:
         con.close()
-    _dbt(warehouse, work, "run", "--select", "+entities +stg_directors__officeholders")
+    run_dbt(warehouse, work, "run", "--select", "+entities +stg_directors__officeholders")
     return work
 
 
@@ -269,9 +253,9 @@ def measure_once(work: Path) -> dict:
     import duckdb
 
     warehouse = work / "warehouse.duckdb"
-    first = _dbt(warehouse, work, "build", "--select", PHOENIX_MODELS)
+    first = run_dbt(warehouse, work, "build", "--select", PHOENIX_MODELS)
     steps = _node_seconds(work)
-    again = _dbt(warehouse, work, "build", "--select", PHOENIX_MODELS)
+    again = run_dbt(warehouse, work, "build", "--select", PHOENIX_MODELS)
     steps_again = _node_seconds(work)
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
