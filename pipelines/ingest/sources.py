@@ -20,6 +20,7 @@ from pipelines.ingest import (
     project_csv,
     public_registers,
 )
+from pipelines.ingest import market as market_files
 from pipelines.ingest import tables as t
 from pipelines.ingest.base import Batch, FileInfo, LandingFile, PartSink
 from pipelines.ingest.delimited import DelimitedSpec
@@ -78,6 +79,9 @@ class Source:
     init_worker: Callable[[], None] | None = None  # run once in each parse worker process
     refresh_days: int = 7  # older than this is reported stale
     description: str = ""
+    # Daily files that accumulate (one per day, never rewritten): a load parses only the
+    # files the previous load did not read and carries the rest over (warehouse.loader).
+    incremental: bool = False
 
 
 def _table(name: str, schema: pa.Schema, description: str, **checks: object) -> RawTable:
@@ -138,11 +142,13 @@ def _project(
     key: tuple[str, ...],
     abn_columns: tuple[str, ...] = (),
     acn_columns: tuple[str, ...] = (),
+    folder: str | None = None,
+    incremental: bool = False,
 ) -> Source:
     """A project-format source (LANDING.md B): files accumulate (every file is read)."""
     return Source(
         name=name,
-        folder=name,
+        folder=folder or name,
         patterns=(pattern,),
         tables={
             key_name: _table(
@@ -158,6 +164,31 @@ def _project(
         file_info=project_csv.file_info,
         snapshot_key=every_file_key,
         description=description,
+        incremental=incremental,
+    )
+
+
+def _prices(market: str, what: str) -> Source:
+    """End-of-day prices of one market (LANDING.md A): one headerless file per day."""
+    return Source(
+        name=f"prices_{market}",
+        folder=f"prices/{market}",
+        patterns=(market_files.PRICES_PATTERN,),
+        tables={
+            "daily": _table(
+                f"prices__{market}",
+                t.PRICES_DAILY,
+                f"End-of-day prices of {what}: one row per ticker and trading day.",
+                key=("ticker", "trade_date"),
+                accumulates=True,
+            )
+        },
+        parse=each_file(market_files.parse_prices),
+        file_info=market_files.prices_info,
+        snapshot_key=every_file_key,
+        incremental=True,
+        refresh_days=4,  # a long weekend
+        description=f"End-of-day prices, {what} (daily files, accumulating)",
     )
 
 
@@ -404,6 +435,70 @@ SOURCES: dict[str, Source] = {
             patterns=("ASXListedCompanies.csv",),
             file_info=public_registers.asx_file_info,
             description="ASX list of listed companies (quoted CSV after a title, snapshot)",
+        ),
+        # --- market data: daily files that accumulate; a load reads only the new days.
+        Source(
+            name="asic_short_positions",
+            folder="asic_short_positions",
+            patterns=(market_files.SHORT_POSITIONS_PATTERN,),
+            tables={
+                "positions": _table(
+                    "asic__short_positions",
+                    t.ASIC_SHORT_POSITIONS,
+                    "ASIC daily aggregated short positions: one row per product, position date"
+                    " and file version (staging keeps the newest version of a day).",
+                    key=("position_date", "version", "product_code"),
+                    accumulates=True,
+                )
+            },
+            parse=each_file(market_files.parse_short_positions),
+            file_info=market_files.short_positions_info,
+            snapshot_key=every_file_key,
+            incremental=True,
+            refresh_days=7,  # published about four business days after the position date
+            description="ASIC daily aggregated short positions (UTF-16 tab or UTF-8 comma, daily)",
+        ),
+        _prices("asx", "ASX products"),
+        _prices("crypto", "crypto pairs in AUD"),
+        _prices("forex", "AUD forex pairs"),
+        _project(
+            "positioning",
+            "*.csv",  # <market>*.csv
+            "short_interest",
+            "positioning__short_interest",
+            t.POSITIONING_SHORT_INTEREST_COLUMNS,
+            t.POSITIONING_SHORT_INTEREST,
+            "positioning",
+            "Crypto and forex short-interest proxies: one row per symbol and date.",
+            description="Crypto and forex positioning (project CSV, accumulating)",
+            key=("symbol", "date"),
+        ),
+        _project(
+            "activist_campaigns",
+            "campaigns*.csv",
+            "campaigns",
+            "activist__campaigns",
+            t.ACTIVIST_CAMPAIGNS_COLUMNS,
+            t.ACTIVIST_CAMPAIGNS,
+            "activist campaigns",
+            "Documented activist short-seller campaigns: one row per campaign.",
+            description="Activist short-seller campaigns (project CSV)",
+            key=("campaign_id",),
+            abn_columns=("abn",),
+            folder="activist",
+        ),
+        _project(
+            "activist_amplification",
+            "amplification*.csv",
+            "amplification",
+            "activist__amplification",
+            t.ACTIVIST_AMPLIFICATION_COLUMNS,
+            t.ACTIVIST_AMPLIFICATION,
+            "activist amplification",
+            "Mentions of a campaign per day and channel (its coordinated amplification).",
+            description="Activist campaign amplification (project CSV)",
+            key=("campaign_id", "date", "channel"),
+            folder="activist",
         ),
     ]
 }

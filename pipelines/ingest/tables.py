@@ -366,3 +366,62 @@ ASX_LISTED_COMPANIES = pa.schema(
         *_lineage,
     ]
 )
+
+
+# --- market data (LANDING.md A short positions and prices, B positioning and activist) -------
+
+ASIC_SHORT_POSITIONS = pa.schema(
+    [
+        pa.field("position_date", pa.date32(), nullable=False),  # from the file name
+        pa.field("version", pa.int64(), nullable=False),  # 001, 002: the newest replaces
+        _text("product"),
+        pa.field("product_code", pa.string(), nullable=False),  # the ASX ticker
+        pa.field("reported_short_positions", pa.int64()),
+        pa.field("total_product_in_issue", pa.int64()),
+        pa.field("short_position_pct", pa.float64()),  # a percent: 1.92 means 1.92 %
+        *_lineage,
+    ]
+)
+
+PRICES_DAILY = pa.schema(
+    [
+        pa.field("ticker", pa.string(), nullable=False),
+        pa.field("trade_date", pa.date32(), nullable=False),
+        pa.field("open", pa.float64()),
+        pa.field("high", pa.float64()),
+        pa.field("low", pa.float64()),
+        pa.field("close", pa.float64(), nullable=False),
+        pa.field("volume", pa.float64()),
+        *_lineage,
+    ]
+)
+
+POSITIONING_SHORT_INTEREST_COLUMNS = {
+    "date": "date",
+    "symbol": "code",
+    "short_interest_pct": "float",  # a percent of open interest
+    "source": "text",
+}
+ACTIVIST_CAMPAIGNS_COLUMNS = {
+    "campaign_id": "text",
+    "activist": "text",
+    "target_name": "text",
+    "ticker": "code",
+    "abn": "abn",
+    "report_date": "date",
+    "report_title": "text",
+    "allegation_type": "code",
+    "report_url": "text",
+    "outcome": "code",  # SUBSTANTIATED | PARTLY_SUBSTANTIATED | REFUTED | PENDING
+    "settled": "bool",
+    "source": "text",
+}
+ACTIVIST_AMPLIFICATION_COLUMNS = {
+    "campaign_id": "text",
+    "date": "date",
+    "channel": "code",
+    "mentions": "int",
+}
+POSITIONING_SHORT_INTEREST = project_schema(POSITIONING_SHORT_INTEREST_COLUMNS, ("date", "symbol"))
+ACTIVIST_CAMPAIGNS = project_schema(ACTIVIST_CAMPAIGNS_COLUMNS, ("campaign_id",))
+ACTIVIST_AMPLIFICATION = project_schema(ACTIVIST_AMPLIFICATION_COLUMNS, ("campaign_id", "date"))

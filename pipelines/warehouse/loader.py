@@ -207,11 +207,24 @@ def load_source(
     hashing = ThreadPoolExecutor(max_workers=1) if sums is None else None
     pending_sums = hashing.submit(checksums, paths) if hashing else None
 
+    # A daily source whose loaded files are all still there, unchanged: parse only the new
+    # ones and carry the previous load's rows over (hard links to its Parquet parts).
+    carried_from: str | None = None
+    to_parse = files
+    if source.incremental and previous and not force and sums is not None:
+        new_files = _files_not_loaded(con, previous["load_id"], files, sums)
+        if new_files is not None:
+            carried_from, to_parse = previous["load_id"], new_files
+
     load_id = new_load_id(source.name)
     result = LoadResult(source.name, "loaded", load_id=load_id, files=[f.name for f in files])
     try:
         tick = time.perf_counter()
-        manifest = _stage(con, source, settings, files, load_id, result, progress)
+        if carried_from is not None:
+            _carry_parts(con, source, settings, load_id)
+        manifest = _stage(con, source, settings, to_parse, load_id, result, progress)
+        if carried_from is not None and previous is not None:
+            _count_carried(con, source, previous, result)
         result.timings["stage"] = time.perf_counter() - tick
         tick = time.perf_counter()
         result.checks = _check(con, source, settings, load_id, previous)
@@ -233,7 +246,7 @@ def load_source(
         result.timings["checksums_wait"] = time.perf_counter() - tick
         tick = time.perf_counter()
         assert sums is not None
-        _swap(con, source, settings, load_id, started, sums, manifest, result)
+        _swap(con, source, settings, load_id, started, sums, manifest, result, carried_from)
         result.timings["swap"] = time.perf_counter() - tick
     except Exception as exc:
         _drop_staging(con, source, settings)
@@ -246,6 +259,46 @@ def load_source(
             hashing.shutdown(wait=True)
     result.seconds = time.perf_counter() - clock
     return result
+
+
+def _files_not_loaded(
+    con: duckdb.DuckDBPyConnection, load_id: str, files: list[LandingFile], sums: dict[Path, str]
+) -> list[LandingFile] | None:
+    """The landed files the load ``load_id`` did not read, or None when one it read has
+    changed or gone (then everything is read again)."""
+    loaded = dict(
+        con.execute(
+            "select file_name, sha256 from meta.manifest where load_id = ?", [load_id]
+        ).fetchall()
+    )
+    landed = {f.name: f for f in files}
+    if any(name not in landed or sums[landed[name].path] != sha for name, sha in loaded.items()):
+        return None
+    return [f for f in files if f.name not in loaded]
+
+
+def _carry_parts(
+    con: duckdb.DuckDBPyConnection, source: Source, settings: Settings, load_id: str
+) -> None:
+    """Put the current Parquet parts of each table into the new load's directory."""
+    for table in source.tables.values():
+        previous = rawfiles.current(con, table.name)
+        target = rawfiles.location(settings, table.name, load_id)
+        if previous is not None:
+            rawfiles.carry_parts(previous, target)
+
+
+def _count_carried(
+    con: duckdb.DuckDBPyConnection, source: Source, previous: dict, result: LoadResult
+) -> None:
+    """An incremental load's totals: every row of the staged tables, old and new."""
+    for table in source.tables.values():
+        row = con.execute(f"select count(*) from {staging_name(table.name)}").fetchone()
+        result.rows[table.name] = int(row[0]) if row else 0
+    if previous["extract_date"] and (
+        result.extract_date is None or previous["extract_date"] > result.extract_date
+    ):
+        result.extract_date = previous["extract_date"]
 
 
 def _unchanged(
@@ -505,6 +558,7 @@ def _swap(
     sums: dict[Path, str],
     manifest: list[dict],
     result: LoadResult,
+    carried_from: str | None = None,
 ) -> None:
     con.execute("begin transaction")
     try:
@@ -524,6 +578,16 @@ def _swap(
             [load_id, source.name],
         )
         con.execute(f"drop table raw.{source.name}__quarantine__loading")
+        if carried_from is not None:  # the files read before, as they were recorded
+            con.execute(
+                """
+                insert into meta.manifest
+                select ?, source, file_name, path, size_bytes, modified_at, sha256,
+                    extract_date, declared_records, rows, quarantined
+                from meta.manifest where load_id = ?
+                """,
+                [load_id, carried_from],
+            )
         for entry in manifest:
             file: LandingFile = entry["file"]
             stat = file.path.stat()
@@ -553,7 +617,8 @@ def _swap(
             result.rows,
             result.quarantined,
             result.extract_date,
-            f"{sum(result.rows.values())} rows from {len(manifest)} files",
+            f"{sum(result.rows.values())} rows from {len(result.files)} files"
+            + (f" ({len(manifest)} new, the rest carried over)" if carried_from else ""),
         )
         con.execute("commit")
     except BaseException:

@@ -58,6 +58,9 @@ class TableChecks:
     # SQL predicate restricting the key check, e.g. "current_name_indicator = 'Y'".
     # Formatted into SQL as written: declarations only, never user input.
     key_filter: str | None = None
+    # Daily sources add rows with every load: growth is expected, only a shrink counts as
+    # drift (a load must not lose history).
+    accumulates: bool = False
 
 
 @dataclass(frozen=True)
@@ -119,7 +122,7 @@ def run_checks(
     if checks.key:
         outcomes.append(_key_unique(con, table, checks))
     outcomes.extend(digit_outcomes)
-    outcomes.append(_row_count_drift(rows, previous_rows, max_drift))
+    outcomes.append(_row_count_drift(rows, previous_rows, max_drift, checks.accumulates))
     return outcomes
 
 
@@ -245,10 +248,17 @@ def _key_unique(con: duckdb.DuckDBPyConnection, table: str, checks: TableChecks)
     )
 
 
-def _row_count_drift(rows: int, previous_rows: int | None, max_drift: float) -> CheckOutcome:
+def _row_count_drift(
+    rows: int, previous_rows: int | None, max_drift: float, accumulates: bool = False
+) -> CheckOutcome:
     """Passes without a usable baseline: no previous load, or a previous count of 0 (an empty
-    load never succeeds, and a failing check against 0 would refuse every load after it)."""
-    expected = f"|rows - previous| / previous <= {max_drift:.2%}"
+    load never succeeds, and a failing check against 0 would refuse every load after it).
+    For an accumulating table only a shrink counts."""
+    expected = (
+        f"(previous - rows) / previous <= {max_drift:.2%} (grows with every load)"
+        if accumulates
+        else f"|rows - previous| / previous <= {max_drift:.2%}"
+    )
     if previous_rows is None or previous_rows <= 0:
         return CheckOutcome(
             name=ROW_COUNT_DRIFT,
@@ -261,8 +271,8 @@ def _row_count_drift(rows: int, previous_rows: int | None, max_drift: float) -> 
         )
     # Float division rounds correctly: a change of exactly the bound (1100 vs 1000 with
     # 0.1, 4 vs 3 with 1/3) gives the bound's own float and passes.
-    drift = abs(rows - previous_rows) / previous_rows
     change = (rows - previous_rows) / previous_rows
+    drift = max(0.0, -change) if accumulates else abs(rows - previous_rows) / previous_rows
     return CheckOutcome(
         name=ROW_COUNT_DRIFT,
         passed=drift <= max_drift,

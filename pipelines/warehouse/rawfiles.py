@@ -10,6 +10,7 @@ engine that reads Parquet (Spark, Trino) reads the raw layer as it is.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -74,6 +75,24 @@ class PartWriter:
         """A table with no rows still needs one file, so the view has its columns."""
         if not any(self.directory.glob("*.parquet")):
             self.write(self.schema.empty_table())
+
+
+def carry_parts(previous: Path, target: Path) -> None:
+    """Hard-link the Parquet parts of ``previous`` into ``target`` (copy where links fail),
+    under names the new load's own parts cannot take: ``carried-<previous dir>-<part>``,
+    kept as they are when already carried."""
+    target.mkdir(parents=True, exist_ok=True)
+    for part in sorted(previous.glob("*.parquet")):
+        name = (
+            part.name
+            if part.name.startswith("carried-")
+            else f"carried-{previous.name}-{part.name}"
+        )
+        destination = target / name
+        try:
+            os.link(part, destination)
+        except OSError:
+            shutil.copy2(part, destination)
 
 
 def ensure(
