@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from pipelines.progress import TERMINAL_FD, Progress, interactive
 from pipelines.settings import PROJECT_ROOT, Settings, get_settings, today_in_brisbane
@@ -189,6 +190,48 @@ def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _print_from_snapshot(settings: Settings, build: Any) -> int:
+    """Print `build(connection)` as JSON from the current snapshot; errors as {"message"}."""
+    from pipelines.serving.verify import VerifyError
+    from pipelines.warehouse.snapshot import SnapshotError, open_snapshot
+
+    try:
+        con = open_snapshot(settings)
+        try:
+            response = build(con)
+        finally:
+            con.close()
+    except VerifyError as exc:
+        print(json.dumps({"message": exc.message}))
+        return 2
+    except SnapshotError as exc:
+        print(json.dumps({"message": str(exc)}))
+        return 1
+    print(json.dumps(response, indent=2, default=str))
+    return 0
+
+
+def cmd_squeeze(args: argparse.Namespace, settings: Settings) -> int:
+    """One instrument's Squeeze Score, or the list (SPEC 4.2), from the snapshot."""
+    from pipelines.serving.market import squeeze_list, squeeze_ticker
+
+    if args.ticker:
+        return _print_from_snapshot(settings, lambda con: squeeze_ticker(con, args.ticker))
+    return _print_from_snapshot(
+        settings,
+        lambda con: squeeze_list(con, market=args.market, tier=args.tier, limit=args.limit),
+    )
+
+
+def cmd_viper(args: argparse.Namespace, settings: Settings) -> int:
+    """The activist pattern result by ticker, name or ABN (SPEC 4.3), from the snapshot."""
+    from pipelines.serving.market import viper
+
+    return _print_from_snapshot(
+        settings, lambda con: viper(con, ticker=args.ticker, name=args.name, abn=args.abn)
+    )
+
+
 # ---------------------------------------------------------------------------------- main
 
 
@@ -233,6 +276,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--checks", help="comma-separated check ids: narrow the tiles and the score"
     )
     verify.set_defaults(func=cmd_verify)
+
+    squeeze = sub.add_parser("squeeze", help="Squeeze Scores, as JSON (from the snapshot)")
+    squeeze.add_argument("ticker", nargs="?", help="ASX ticker, crypto or forex symbol")
+    squeeze.add_argument("--market", help="asx, crypto or forex (list form)")
+    squeeze.add_argument("--tier", help="extreme, high, medium or low (list form)")
+    squeeze.add_argument("--limit", type=int, help="how many signals (list form, default 50)")
+    squeeze.set_defaults(func=cmd_squeeze)
+
+    viper = sub.add_parser("viper", help="the activist pattern result, as JSON (from the snapshot)")
+    viper.add_argument("ticker", nargs="?", help="ASX ticker")
+    viper.add_argument("--name", help="company name (or part of it)")
+    viper.add_argument("--abn", help="the target's ABN")
+    viper.set_defaults(func=cmd_viper)
     return parser
 
 

@@ -59,6 +59,8 @@ UPSTREAM = {
     ("marts", "match_liquidators"): ["liquidator_number"],
     ("marts", "match_ppsr"): ["registration_number"],
     ("marts", "match_asx_listed"): ["asx_code"],
+    ("marts", "viper"): ["ticker", "latest_campaign_id"],
+    ("marts", "squeeze_latest"): ["ticker"],
     ("staging", "stg_asic__companies"): ["acn"],
     ("staging", "stg_gazette__notices"): ["notice_id"],
     ("staging", "stg_adverse__records"): ["record_id"],

@@ -12,6 +12,8 @@ from pipelines.ingest.sources import SOURCES
 
 # A rename breaks lineage, saved selections and the UI's history: change this list on purpose.
 EXPECTED_KEYS = [
+    "intermediate/int_activist__campaigns_matched",
+    "intermediate/int_activist__pattern_elements",
     "intermediate/int_check_evidence__adverse",
     "intermediate/int_check_evidence__banned_disqualified",
     "intermediate/int_check_evidence__business_names",
@@ -47,6 +49,9 @@ EXPECTED_KEYS = [
     "intermediate/int_matching__name_similarities",
     "intermediate/int_matching__register_names",
     "intermediate/int_officeholders_keyed",
+    "intermediate/int_squeeze__inputs",
+    "marts/activist_campaigns",
+    "marts/activist_entities",
     "marts/checks",
     "marts/entities",
     "marts/entity_names",
@@ -68,8 +73,11 @@ EXPECTED_KEYS = [
     "marts/phoenix_assessments",
     "marts/phoenix_links",
     "marts/risk_flags",
+    "marts/squeeze_latest",
+    "marts/squeeze_scores",
     "marts/tiles",
     "marts/verifications",
+    "marts/viper",
     "meta/loads",
     "raw/abr__abns",
     "raw/abr__other_names",
@@ -101,6 +109,7 @@ EXPECTED_KEYS = [
     "seeds/check_sources",
     "seeds/check_weights",
     "seeds/flag_definitions",
+    "seeds/squeeze_coverage",
     "serving/snapshot",
     "snapshots/asic__deregistered_companies",
     "snapshots/directors__officeholders",

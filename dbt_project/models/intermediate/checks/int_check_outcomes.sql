@@ -114,6 +114,32 @@ asx as (
 
 ),
 
+viper as (
+
+    select * from {{ ref('viper') }}
+
+),
+
+-- a campaign's target found by its ABN (one ticker per ABN: the latest report's)
+viper_abns as (
+
+    select * from (
+        select
+            *,
+            row_number() over (partition by abn order by report_date desc, ticker) as newest_first
+        from viper
+        where abn is not null
+    ) as ranked
+    where newest_first = 1
+
+),
+
+squeeze as (
+
+    select * from {{ ref('squeeze_latest') }} where market = 'asx'
+
+),
+
 -- One row: per check, whether its data is loaded and which sources are missing.
 check_data as (
 
@@ -343,16 +369,33 @@ outcomes as (
             ("true", "B Corp certification not found => N/A"),
         ], detail='registers.bcorp_records') }},
 
-        -- Activist short-seller check (ASX-listed only) and squeeze signal: need the
-        -- market data (activist campaigns, short positions and prices).
+        -- Activist short-seller check (ASX-listed only; ticker exact or name at least
+        -- 0.65, resolved in int_activist__campaigns_matched) ----------------------------
         {{ bvs.check_rule('activist', [
-            ("asx.abn is null", "Not ASX-listed => N/A"),
+            ("asx.abn is null and viper_by_abn.ticker is null", "Not ASX-listed => N/A"),
+            ("coalesce(viper_by_ticker.historical_campaign_count, viper_by_abn.historical_campaign_count) > 0", "Report found => FAIL"),
             ("true", "No activist report found => N/A"),
-        ], detail=bvs.json_object([('asx_code', 'asx.asx_code')])) }},
+        ], detail=bvs.json_object([
+            ('asx_code', 'coalesce(asx.asx_code, viper_by_abn.ticker)'),
+            ('historical_campaign_count', 'coalesce(viper_by_ticker.historical_campaign_count, viper_by_abn.historical_campaign_count)'),
+            ('active_campaign_count', 'coalesce(viper_by_ticker.active_campaign_count, viper_by_abn.active_campaign_count)'),
+            ('report_author', 'coalesce(viper_by_ticker.report_author, viper_by_abn.report_author)'),
+            ('report_date', 'coalesce(viper_by_ticker.report_date, viper_by_abn.report_date)'),
+            ('allegation_type', 'coalesce(viper_by_ticker.allegation_type, viper_by_abn.allegation_type)'),
+            ('pattern_match_score', 'coalesce(viper_by_ticker.pattern_match_score, viper_by_abn.pattern_match_score)'),
+        ])) }},
+
+        -- Squeeze signal: score 70-100 => HIGH; 40-69 => MED; below 40 => LOW ----------
         {{ bvs.check_rule('squeeze_signal', [
             ("asx.abn is null", "No ASX ticker => N/A"),
+            ("squeeze.tier = 'HIGH'", "Score 70-100 => HIGH"),
+            ("squeeze.tier = 'MED'", "Score 40-69 => MED"),
+            ("squeeze.tier = 'LOW'", "Score below 40 => LOW"),
             ("true", "No squeeze score for the ticker => N/A"),
-        ], detail=bvs.json_object([('asx_code', 'asx.asx_code')])) }},
+        ], detail=bvs.json_object([
+            ('asx_code', 'asx.asx_code'), ('score', 'squeeze.score'), ('score_date', 'squeeze.score_date'),
+            ('signal_tier', 'squeeze.signal_tier'), ('missing_signals', 'squeeze.missing_signals'),
+        ])) }},
 
         -- Facts the risk flags and the verify response read ---------------------------
         entities.acn,
@@ -390,6 +433,9 @@ outcomes as (
     left join registers on entities.abn = registers.abn
     left join people on entities.abn = people.abn
     left join asx on entities.abn = asx.abn
+    left join viper as viper_by_ticker on asx.asx_code = viper_by_ticker.ticker
+    left join viper_abns as viper_by_abn on entities.abn = viper_by_abn.abn
+    left join squeeze on asx.asx_code = squeeze.ticker
 
 )
 
