@@ -127,7 +127,9 @@ def parse_prices(file: LandingFile, batch_rows: int = 100_000) -> Iterator[Batch
     }
     bad_reasons: list[list[str]] = [[] for _ in lines]
     dates = pc.strptime(text_columns["trade_date"], format="%Y%m%d", unit="s", error_is_null=True)
-    bad_date = np.asarray(pc.is_null(dates).to_numpy(zero_copy_only=False), dtype=bool)
+    # strptime rolls impossible days over (20260230 -> 2 March): a real date reads back as written
+    as_written = pc.equal(pc.strftime(dates, format="%Y%m%d"), text_columns["trade_date"])
+    bad_date = ~np.asarray(as_written.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
     typed: dict[str, pa.Array] = {
         "ticker": text_columns["ticker"],
         "trade_date": pc.cast(dates, pa.date32()),

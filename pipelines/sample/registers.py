@@ -87,12 +87,24 @@ COMPANY_STYLES = ("private_company", "public_company")
 CHARITY_STYLES = ("incorporated", "unincorporated", "cooperative")
 
 
+# Real tickers: the core liquid names the market sample gives to the real companies
+# (market.CORE_ASX) and the targets of the real activist campaigns (market.REAL_CAMPAIGNS_CSV).
+# They sit at the very end of asx_codes(), so no generated company is ever given one.
+RESERVED_ASX_CODES: tuple[str, ...] = (
+    "BHP", "CBA", "CSL", "NAB", "WBC", "ANZ", "WES", "MQG", "WOW", "TLS", "RIO", "FMG", "GMG",
+    "TCL", "WDS", "ALL", "REA", "COL", "STO", "QBE",
+    "TFC", "BLA", "CTD", "CIM", "TWE", "RFF", "WTC", "SEK", "TYR", "NEA", "VUL",
+)  # fmt: skip
+
+
 def asx_codes(seed: int) -> list[str]:
-    """Every 3-letter code in a seeded order: chunk i uses a slice, planted cases the tail."""
+    """Every 3-letter code in a seeded order: chunk i uses a slice, planted cases and the
+    market sample the tail; the reserved real tickers come last, in a fixed order."""
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
     codes = [a + b + c for a in letters for b in letters for c in letters]
     random.Random(f"bvs-sample-asx:{seed}").shuffle(codes)
-    return codes
+    reserved = set(RESERVED_ASX_CODES)
+    return [c for c in codes if c not in reserved] + list(RESERVED_ASX_CODES)
 
 
 @lru_cache(maxsize=4)

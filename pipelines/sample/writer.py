@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pipelines.sample import formats as F
+from pipelines.sample import market as M
 from pipelines.sample.cases import CasePlan, build_cases
 from pipelines.sample.entity_types import UNKNOWN_ENTITY_TYPE_CODES
 from pipelines.sample.generate import (
@@ -70,7 +71,7 @@ Progress = Callable[[str, int, int], None]
 class PlantedRow:
     """A deliberately malformed row: the ingest must quarantine exactly these."""
 
-    source: str  # landing folder: abr, asic_companies, asic_business_names
+    source: str  # source name: its landing folder (prices_<market>: prices/<market>)
     file: str  # as the parsers name it: "x.csv", or "archive.zip!member.xml"
     line: int  # 1-based physical line (the CSV header is line 1)
     reason_kind: str
@@ -99,6 +100,11 @@ class SampleSummary:
     as_of: dt.date | None = None  # the date the planted cases are built around
     cases: list[dict[str, Any]] = field(default_factory=list)  # planted cases (planted.json)
     unknown_codes: dict[str, list[str]] = field(default_factory=dict)
+    # Market sample (pipelines.sample.market): planted squeezers, calm names, live campaign;
+    # the malformed market rows (also in ``planted``); the 002 short-position files.
+    market: list[dict[str, Any]] = field(default_factory=list)
+    market_malformed: list[PlantedRow] = field(default_factory=list)
+    market_corrections: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -384,13 +390,38 @@ def write_sample(
             csv_file, csv_planted = _finish_csv(out_dir, tmp, source, name, header, parts, progress)
             files.append(csv_file)
             planted += csv_planted
+        # The market's ASX products: the listed background companies, plus the core and
+        # new names, which the ASX list gets too.
+        universe = M.build_universe(
+            scale,
+            seed,
+            M.read_listed(
+                [tmp / f"asx.{r.index:02d}.part" for r in results if r.register_rows.get("asx")]
+            ),
+        )
         register_files, register_planted, register_counts = _finish_registers(
-            out_dir, tmp, results, plan_cases, seed, extract_date, progress
+            out_dir,
+            tmp,
+            results,
+            plan_cases,
+            seed,
+            extract_date,
+            progress,
+            extra_rows={"asx": [list(row) for row in universe.listed_rows]},
         )
         files += register_files
         planted += register_planted
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    market = M.write_market(
+        out_dir, universe, seed=seed, extract_date=extract_date, progress=progress
+    )
+    files += [SampleFile(f.rel, None, f.rows) for f in market.files]
+    market_planted = [
+        PlantedRow(f.source, f.file, f.line, f.reason_kind, f.rel) for f in market.faults
+    ]
+    planted += market_planted
+    register_counts.update(market.counts)
 
     counts = _counts(results, planted)
     _add_case_counts(counts, plan_cases)
@@ -409,6 +440,9 @@ def write_sample(
             "entity_type": list(UNKNOWN_ENTITY_TYPE_CODES),
             "company_status": [UNKNOWN_COMPANY_STATUS],
         },
+        market=market.cases,
+        market_malformed=market_planted,
+        market_corrections=market.corrections,
     )
     _write_planted_json(meta_dir / "planted.json", summary)
     return summary
@@ -494,6 +528,9 @@ def _write_planted_json(path: Path, summary: SampleSummary) -> None:
         "planted": [asdict(p) for p in summary.planted],
         "as_of": summary.as_of.isoformat() if summary.as_of else None,
         "cases": summary.cases,
+        "market": summary.market,
+        "market_malformed": [asdict(p) for p in summary.market_malformed],
+        "market_corrections": summary.market_corrections,
     }
     path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
 
@@ -583,9 +620,11 @@ def _finish_registers(
     seed: int,
     extract_date: dt.date,
     progress: Progress | None,
+    extra_rows: dict[str, list[list[str]]] | None = None,
 ) -> tuple[list[SampleFile], list[PlantedRow], dict[str, dict[str, int]]]:
-    """Join each other register's chunk parts, then its planted-case rows, with the
-    malformed rows placed between parts (their physical line numbers recorded)."""
+    """Join each other register's chunk parts, then its planted-case rows and any
+    ``extra_rows`` (the market's ASX names), with the malformed rows placed between parts
+    (their physical line numbers recorded)."""
     plan = random.Random(f"bvs-sample-register-faults:{seed}")
     files: list[SampleFile] = []
     planted: list[PlantedRow] = []
@@ -598,7 +637,7 @@ def _finish_registers(
             for r in results
         ]
         parts = [(path, rows) for path, rows in parts if rows]
-        case_rows = cases.rows.get(key, [])
+        case_rows = cases.rows.get(key, []) + (extra_rows or {}).get(key, [])
         template = next(
             (r.register_samples[key] for r in results if key in r.register_samples),
             case_rows[0] if case_rows else None,

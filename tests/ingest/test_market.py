@@ -96,6 +96,7 @@ def test_prices_load_good_rows_and_quarantine_bad_ones(tmp_path: Path) -> None:
         "BHP,20250102,40.1,40.5,39.8,n/a,1000\n"
         "CBA,20250102,150,151\n"
         "XYZ,20251302,1,1,1,1,1\n"
+        "FEB,20260230,1,1,1,1,1\n"
         "FMG,20250102,20.0,20.4,19.9,20.2,0\n"
     )
     rows: list[dict] = []
@@ -105,14 +106,15 @@ def test_prices_load_good_rows_and_quarantine_bad_ones(tmp_path: Path) -> None:
         quarantine += batch.quarantine
     assert [(r["ticker"], r["close"], r["source_line"]) for r in rows] == [
         ("AAC", 1.91, 1),
-        ("FMG", 20.2, 5),
+        ("FMG", 20.2, 6),
     ]
     assert rows[0]["trade_date"] == dt.date(2025, 1, 2)
     reasons = {q.line: q.reason for q in quarantine}
-    assert sorted(reasons) == [2, 3, 4]
+    assert sorted(reasons) == [2, 3, 4, 5]
     assert "close: not a number" in reasons[2]
     assert "expected 7 fields" in reasons[3]
     assert "trade_date" in reasons[4]
+    assert "trade_date" in reasons[5]  # 30 February is not rolled over to March
 
 
 def _day(folder: Path, day: str, rows: list[list[str]], version: str = "001") -> Path:
