@@ -5,10 +5,10 @@ from __future__ import annotations
 import dagster as dg
 
 from pipelines.defs.ingest.assets import ingest_assets
-from pipelines.defs.ingest.schedules import weekly_refresh
+from pipelines.defs.ingest.schedules import daily_market_refresh, weekly_refresh
 from pipelines.defs.ingest.sensors import new_landing_files
-from pipelines.defs.jobs import everything
-from pipelines.defs.publish.assets import serving_snapshot
+from pipelines.defs.jobs import everything, market_daily
+from pipelines.defs.publish.assets import serving_snapshot, watch_alerts
 from pipelines.defs.resources import BvsResource
 from pipelines.defs.transform.dbt import dbt_models, dbt_resource
 
@@ -21,9 +21,9 @@ load_log = dg.AssetSpec(
 )
 
 defs = dg.Definitions(
-    assets=[*ingest_assets, load_log, dbt_models, serving_snapshot],
-    jobs=[everything],
-    schedules=[weekly_refresh],
+    assets=[*ingest_assets, load_log, dbt_models, serving_snapshot, watch_alerts],
+    jobs=[everything, market_daily],
+    schedules=[weekly_refresh, daily_market_refresh],
     sensors=[new_landing_files],
     resources={"bvs": BvsResource(), "dbt": dbt_resource()},
     executor=dg.in_process_executor,

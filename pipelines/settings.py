@@ -42,6 +42,9 @@ class Settings(BaseSettings):
     duckdb_temp_limit: str = Field(default="40GB")
     duckdb_threads: int = Field(default=0, ge=0, description="0 = DuckDB's default")
     snapshots_kept: int = Field(default=3, ge=1)
+    # Where watches and alerts live (SQLAlchemy URL). Default: a SQLite file under
+    # <data_dir>/state/; a deployment points it at a database server.
+    state_url: str | None = Field(default=None)
     # Progress lines on a terminal; quiet when not a TTY or when CI is set.
     progress: bool | None = Field(default=None)
 
@@ -60,6 +63,10 @@ class Settings(BaseSettings):
     @property
     def state_dir(self) -> Path:
         return self.data_dir / "state"
+
+    @property
+    def state_database_url(self) -> str:
+        return self.state_url or f"sqlite:///{self.state_dir / 'bvs.sqlite'}"
 
 
 def get_settings(**overrides: object) -> Settings:

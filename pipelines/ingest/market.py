@@ -120,6 +120,8 @@ def parse_prices(file: LandingFile, batch_rows: int = 100_000) -> Iterator[Batch
         fields.append(parts)
         lines.append(number)
         raws.append(line)
+    if not fields and not quarantine:
+        raise SourceFileError(file.name, "no prices in the file (a trading day's file is empty)")
     columns = list(zip(*fields, strict=True)) if fields else [()] * len(_PRICE_FIELDS)
     text_columns = {
         name: pa.array(values, type=pa.string())

@@ -110,6 +110,7 @@ EXPECTED_KEYS = [
     "seeds/check_weights",
     "seeds/flag_definitions",
     "seeds/squeeze_coverage",
+    "serving/alerts",
     "serving/snapshot",
     "snapshots/asic__deregistered_companies",
     "snapshots/directors__officeholders",

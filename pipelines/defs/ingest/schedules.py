@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from ..jobs import everything
+from ..jobs import everything, market_daily
 
 weekly_refresh = dg.ScheduleDefinition(
     name="weekly_register_refresh",
@@ -13,4 +13,13 @@ weekly_refresh = dg.ScheduleDefinition(
     execution_timezone="Australia/Brisbane",
     default_status=dg.DefaultScheduleStatus.STOPPED,
     description="Every Tuesday morning: load new register extracts, rebuild, publish.",
+)
+
+daily_market_refresh = dg.ScheduleDefinition(
+    name="daily_market_refresh",
+    job=market_daily,
+    cron_schedule="0 19 * * 1-5",  # 19:00 Brisbane on trading days: after the close
+    execution_timezone="Australia/Brisbane",
+    default_status=dg.DefaultScheduleStatus.STOPPED,
+    description="Every trading day: load the day's short positions and prices, rescore, publish, alert.",
 )

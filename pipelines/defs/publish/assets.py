@@ -33,3 +33,35 @@ def serving_snapshot(context: dg.AssetExecutionContext, bvs: BvsResource) -> dg.
             "tables": dg.MetadataValue.json(info.tables),
         }
     )
+
+
+@dg.asset(
+    key=["serving", "alerts"],
+    deps=[serving_snapshot],
+    group_name="publish",
+    kinds={"sqlite"},
+    description=(
+        "Watches evaluated against the new snapshot: an alert per squeeze threshold crossed"
+        " from below and per live activist campaign on a watched ticker or name."
+    ),
+)
+def watch_alerts(context: dg.AssetExecutionContext, bvs: BvsResource) -> dg.MaterializeResult:
+    from pipelines.state.watches import evaluate, store
+    from pipelines.warehouse.snapshot import open_snapshot
+
+    settings = bvs.settings()
+    with store(settings) as engine:
+        con = open_snapshot(settings)
+        try:
+            raised = evaluate(engine, con)
+        finally:
+            con.close()
+    context.log.info(f"{len(raised)} new alert(s)")
+    return dg.MaterializeResult(
+        metadata={
+            "new_alerts": len(raised),
+            "by_kind": dg.MetadataValue.json(
+                {k: sum(1 for a in raised if a["kind"] == k) for k in ("squeeze", "activist")}
+            ),
+        }
+    )

@@ -174,3 +174,18 @@ def test_a_bad_new_day_fails_and_keeps_the_days_loaded(settings: Settings) -> No
         with pytest.raises(LoadError, match="RR20250103-001-SSDailyAggShortPos.csv"):
             load_source(con, source, settings)
         assert con.execute("select count(*) from raw.asic__short_positions").fetchone() == (3,)
+
+
+def test_a_day_with_no_prices_fails_naming_the_file_and_keeps_the_loaded_days(
+    settings: Settings,
+) -> None:
+    source = SOURCES["prices_asx"]
+    folder = settings.landing_dir / "prices" / "asx"
+    folder.mkdir(parents=True)
+    (folder / "20250102.txt").write_text("AAC,20250102,1.85,1.91,1.825,1.91,204866\n")
+    with warehouse(settings) as con:
+        assert load_source(con, source, settings).rows == {"prices__asx": 1}
+        (folder / "20250103.txt").write_text("\n")
+        with pytest.raises(LoadError, match="20250103.txt: no prices in the file"):
+            load_source(con, source, settings)
+        assert con.execute("select count(*) from raw.prices__asx").fetchone() == (1,)
