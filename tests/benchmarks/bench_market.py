@@ -1,0 +1,314 @@
+"""Market signals at the real size: a full recompute and one new day, wall time and memory.
+
+    python tests/benchmarks/bench_market.py [--products 2500] [--repeat 3]
+
+The sample generator's market module (``pipelines.sample.market``) writes a year of daily
+landing files ending on the extract date for ``--products`` ASX products (2,500 is what it
+writes at the real scale, 20M ABN records) plus its 8 crypto and 7 forex pairs: ASIC short
+positions, end-of-day prices, positioning and the activist campaigns, and the ASX list of
+its universe. It is written twice, cached under .bench/market/<products>/: ending on
+EXTRACT (a Thursday) and ending one trading day later (NEXT, the Friday); the second copy
+only gives the new day's files (its names not in the first that carry NEXT's date: one
+short-position file and one price file per market).
+
+Once: a warehouse gets every source loaded with the real loader (only the market sources
+and the ASX list have files; the others' raw tables are created empty), then the seeds and
+everything upstream of `tag:market` are built (``match_asx_listed`` on empty ABR data). That
+state is kept and restored before each run. Each run, in a process of its own:
+
+* ``startup``  - `dbt run --select stg_meta__source_loads` (one view) with the as_of the
+  project was last parsed with: dbt's own start when its partial parse holds;
+* ``full``     - `dbt run --select tag:market` (the squeeze and activist models) over the
+  year, as of EXTRACT;
+* ``new day``  - the new day's files are added to the landing folder, the market sources
+  are loaded again (incremental: only the new files are parsed, the rest is carried over;
+  positioning, the activist files and the ASX list are unchanged) and `tag:market` is
+  rebuilt as of NEXT. A new as_of changes dbt's vars, so dbt parses the whole project again,
+  as the daily run (`bvs run`, a new as_of every day) does; the same build is then timed
+  again with the parse current, and the one-view start once more after a change of vars.
+  The ingest and dbt seconds are reported apart.
+
+Prints every run, the medians, dbt's seconds per model (slowest first), row counts and the
+peak RSS of the dbt processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from dbt_runner import model_seconds, run_dbt  # noqa: E402  (this folder)
+
+EXTRACT = dt.date(2026, 11, 19)  # a Thursday: the next trading day is one calendar day on
+NEXT = dt.date(2026, 11, 20)  # the Friday (dbt_runner.AS_OF): one new file per daily source
+SEED = 7
+CACHE = ROOT / ".bench" / "market"
+MARKET_SOURCES = (
+    "asic_short_positions",
+    "prices_asx",
+    "prices_crypto",
+    "prices_forex",
+    "positioning",
+    "activist_campaigns",
+    "activist_amplification",
+    "asx_listed",
+)
+SLOWEST = 6  # models printed per run
+
+
+# -- data -------------------------------------------------------------------------------------
+
+
+def generate(products: int, extract: dt.date, landing: Path) -> Path:
+    """The market landing files (and the ASX list) for ``products`` ASX products (cached)."""
+    marker = landing / ".complete"
+    if marker.exists():
+        return landing
+    from pipelines.sample import formats as F
+    from pipelines.sample import market as M
+    from pipelines.sample.registers import REAL_SCALE
+
+    shutil.rmtree(landing, ignore_errors=True)
+    landing.mkdir(parents=True)
+    started = time.perf_counter()
+    # the product count follows the scale: 2,500 at REAL_SCALE
+    scale = products * REAL_SCALE // M.PRODUCTS_AT_REAL_SCALE
+    universe = M.build_universe(scale, SEED, [])
+    if len(universe.tickers) != products:
+        raise SystemExit(
+            f"the generator gives {len(universe.tickers):,} products, not {products:,}"
+        )
+    M.write_market(landing, universe, seed=SEED, extract_date=extract)
+    # the ASX list: written by the whole sample only; here the universe's names alone
+    target = F.targets(extract)["asx"]
+    (landing / target.source).mkdir(parents=True, exist_ok=True)
+    text = target.head() + "".join(target.line(list(r)) for r in universe.listed_rows).encode()
+    (landing / target.rel).write_bytes(text)
+    marker.touch()
+    print(
+        f"generated {products:,} ASX products, a year to {extract} in"
+        f" {time.perf_counter() - started:.1f}s: {landing}",
+        flush=True,
+    )
+    return landing
+
+
+def new_day_files(base: Path, later: Path, day: dt.date) -> list[str]:
+    """Paths (relative) of the files ``later`` has and ``base`` has not, dated ``day``."""
+    stamp = f"{day:%Y%m%d}"
+    found = sorted(
+        str(p.relative_to(later))
+        for p in later.rglob("*")
+        if p.is_file() and stamp in p.name and not (base / p.relative_to(later)).exists()
+    )
+    if not found:
+        raise SystemExit(f"no new files for {day} in {later}")
+    return found
+
+
+def link_tree(source: Path, target: Path) -> None:
+    """``target`` holds the files of ``source`` as hard links (same bytes and mtimes)."""
+    shutil.copytree(source, target, copy_function=os.link, ignore=shutil.ignore_patterns(".*"))
+
+
+# -- the prepared warehouse -------------------------------------------------------------------
+
+
+def load(settings, names) -> dict:  # noqa: ANN001
+    """Load the named sources (the real loader); their status, rows and seconds."""
+    from pipelines.ingest.sources import SOURCES
+    from pipelines.warehouse.connection import warehouse
+    from pipelines.warehouse.loader import load_source
+
+    out = {}
+    with warehouse(settings) as con:
+        for name in names:
+            result = load_source(con, SOURCES[name], settings)
+            out[name] = {
+                "status": result.status,
+                "rows": sum(result.rows.values()),
+                "files": len(result.files),
+                "quarantined": result.quarantined,
+                "seconds": round(result.seconds, 2),
+            }
+    return out
+
+
+def prepare(landing: Path, work: Path, backup: Path) -> None:
+    """Every source loaded and everything upstream of tag:market built; kept in ``backup``."""
+    from pipelines.ingest.sources import SOURCES
+    from pipelines.settings import get_settings
+
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.rmtree(backup, ignore_errors=True)
+    work.mkdir(parents=True)
+    link_tree(landing, work / "landing")
+    settings = get_settings(data_dir=work, progress=False)
+    started = time.perf_counter()
+    loaded = load(settings, MARKET_SOURCES)
+    ingest = time.perf_counter() - started
+    load(settings, [name for name in SOURCES if name not in MARKET_SOURCES])  # empty tables
+    rows = {name: r["rows"] for name, r in loaded.items()}
+    print(f"loaded the year in {ingest:.1f}s: {json.dumps(rows)}", flush=True)
+    warehouse = settings.warehouse
+    started = time.perf_counter()
+    run_dbt(warehouse, work, "seed", as_of=EXTRACT.isoformat())
+    run_dbt(warehouse, work, "run", "--select", "+tag:market", as_of=EXTRACT.isoformat())
+    print(
+        f"built the seeds and +tag:market (untimed) in {time.perf_counter() - started:.1f}s",
+        flush=True,
+    )
+    shutil.copytree(work, backup, ignore=shutil.ignore_patterns("landing"))
+
+
+def restore(landing: Path, work: Path, backup: Path) -> None:
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(backup, work)
+    link_tree(landing, work / "landing")
+
+
+# -- one run ----------------------------------------------------------------------------------
+
+
+def _counts(warehouse: Path) -> dict[str, int]:
+    import duckdb
+
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        return dict(
+            con.execute(
+                "select 'squeeze_scores', count(*) from marts.squeeze_scores union all"
+                " select 'squeeze_latest', count(*) from marts.squeeze_latest union all"
+                " select 'activist_campaigns', count(*) from marts.activist_campaigns union all"
+                " select 'viper', count(*) from marts.viper"
+            ).fetchall()
+        )
+    finally:
+        con.close()
+
+
+def measure_once(work: Path, later: Path, new_files: list[str]) -> dict:
+    import pipelines.warehouse.loader  # noqa: F401  (imported before the clock starts)
+    from pipelines.settings import get_settings
+
+    settings = get_settings(data_dir=work, progress=False)
+    warehouse = settings.warehouse
+    extract, next_day = EXTRACT.isoformat(), NEXT.isoformat()
+
+    # the prepared state was parsed with as_of = EXTRACT: dbt parses partially
+    startup = run_dbt(warehouse, work, "run", "--select", "stg_meta__source_loads", as_of=extract)
+    full = run_dbt(warehouse, work, "run", "--select", "tag:market", as_of=extract)
+    full_steps = model_seconds(work)
+    full_counts = _counts(warehouse)
+
+    for rel in new_files:  # the new day lands
+        (work / "landing" / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(later / rel, work / "landing" / rel)
+    started = time.perf_counter()
+    loaded = load(settings, MARKET_SOURCES)
+    ingest = time.perf_counter() - started
+    # as the daily run does: a new as_of, so dbt parses the whole project again
+    day = run_dbt(warehouse, work, "run", "--select", "tag:market", as_of=next_day)
+    day_steps = model_seconds(work)
+    day_counts = _counts(warehouse)
+    # the same again with the parse current (what a new day costs without the re-parse)
+    day_parsed = run_dbt(warehouse, work, "run", "--select", "tag:market", as_of=next_day)
+    # dbt's start when the vars changed (a full parse)
+    startup_reparse = run_dbt(
+        warehouse, work, "run", "--select", "stg_meta__source_loads", as_of=extract
+    )
+    return {
+        "startup_seconds": round(startup, 1),
+        "startup_reparse_seconds": round(startup_reparse, 1),
+        "full_seconds": round(full, 1),
+        "full_model_seconds": round(sum(full_steps.values()), 1),
+        "new_day_ingest_seconds": round(ingest, 2),
+        "new_day_dbt_seconds": round(day, 1),
+        "new_day_dbt_parsed_seconds": round(day_parsed, 1),
+        "new_day_model_seconds": round(sum(day_steps.values()), 1),
+        "full_counts": full_counts,
+        "new_day_counts": day_counts,
+        "new_day_loads": {
+            name: f"{r['status']} {r['files']} files {r['seconds']}s" for name, r in loaded.items()
+        },
+        "peak_rss_mb_dbt": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024),
+        "peak_rss_mb_ingest": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "full_steps": dict(list(full_steps.items())[:SLOWEST]),
+        "new_day_steps": dict(list(day_steps.items())[:SLOWEST]),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--products", type=int, default=2_500)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--one", nargs=3, help=argparse.SUPPRESS)  # internal: one run
+    args = parser.parse_args()
+    if args.one:
+        work, later, files = args.one
+        run = measure_once(Path(work), Path(later), json.loads(files))
+        print(json.dumps(run))
+        return 0
+
+    folder = CACHE / str(args.products)
+    base = generate(args.products, EXTRACT, folder / "landing")
+    later = generate(args.products, NEXT, folder / "landing-next")
+    new_files = new_day_files(base, later, NEXT)
+    print(f"the new day ({NEXT}): {', '.join(new_files)}", flush=True)
+    work, backup = folder / "run", folder / "run-prepared"
+    prepare(base, work, backup)
+
+    runs = []
+    for i in range(args.repeat):
+        restore(base, work, backup)
+        out = subprocess.run(
+            [sys.executable, __file__, "--one", str(work), str(later), json.dumps(new_files)],
+            check=True, capture_output=True, text=True,
+        )  # fmt: skip
+        run = json.loads(out.stdout.strip().splitlines()[-1])
+        runs.append(run)
+        print(f"run {i + 1}: {json.dumps(run)}", flush=True)
+    shutil.rmtree(backup, ignore_errors=True)
+
+    def median(key: str) -> float:
+        return statistics.median(r[key] for r in runs)
+
+    counts = runs[-1]["full_counts"]
+    day_counts = runs[-1]["new_day_counts"]
+    ingest = median("new_day_ingest_seconds")
+    print(
+        f"market models, {args.products:,} ASX products + 8 crypto + 7 forex, a year of days,"
+        f" median of {len(runs)}:\n"
+        f"  full recompute (dbt run tag:market): {median('full_seconds'):.1f} s wall,"
+        f" models' execution times summed {median('full_model_seconds'):.1f} s (target < 30 s)\n"
+        f"  new day: ingest {ingest:.2f} s + dbt {median('new_day_dbt_seconds'):.1f} s"
+        f" (new as_of: full parse) = {ingest + median('new_day_dbt_seconds'):.1f} s;"
+        f" with the parse current dbt {median('new_day_dbt_parsed_seconds'):.1f} s ="
+        f" {ingest + median('new_day_dbt_parsed_seconds'):.1f} s;"
+        f" models' execution times summed {median('new_day_model_seconds'):.1f} s (target < 5 s)\n"
+        f"  dbt start-up (one view): {median('startup_seconds'):.1f} s with the parse current,"
+        f" {median('startup_reparse_seconds'):.1f} s when the vars changed (full parse)\n"
+        f"  rows: squeeze_scores {counts['squeeze_scores']:,}, {day_counts['squeeze_scores']:,}"
+        f" after the new day; squeeze_latest {counts['squeeze_latest']:,}\n"
+        f"  peak RSS: dbt {max(r['peak_rss_mb_dbt'] for r in runs):,} MB,"
+        f" ingest process {max(r['peak_rss_mb_ingest'] for r in runs):,} MB"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
