@@ -168,26 +168,10 @@ def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
     """The verify response for one ABN as JSON, from the current serving snapshot."""
-    from pipelines.serving.verify import VerifyError, verify
-    from pipelines.warehouse.snapshot import SnapshotError, current_snapshot, open_snapshot
+    from pipelines.serving.verify import verify
 
     checks = [c.strip() for c in args.checks.split(",") if c.strip()] if args.checks else None
-    try:
-        info = current_snapshot(settings)
-        con = open_snapshot(settings)
-        assert info is not None
-        try:
-            response = verify(con, args.abn, as_of=info.as_of, checks=checks)
-        finally:
-            con.close()
-    except VerifyError as exc:
-        print(json.dumps({"message": exc.message}))
-        return 2
-    except SnapshotError as exc:
-        print(json.dumps({"message": str(exc)}))
-        return 1
-    print(json.dumps(response, indent=2, default=str))
-    return 0
+    return _print_from_snapshot(settings, lambda con: verify(con, args.abn, checks=checks))
 
 
 def _print_from_snapshot(settings: Settings, build: Any) -> int:

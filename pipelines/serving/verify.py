@@ -127,12 +127,18 @@ def verify(
     con: duckdb.DuckDBPyConnection,
     abn_text: str,
     *,
-    as_of: dt.date,
+    as_of: dt.date | None = None,
     checks: Sequence[str] | None = None,
     now: dt.datetime | None = None,
 ) -> dict[str, Any]:
-    """The verify response for one ABN from an open snapshot connection."""
+    """The verify response for one ABN from an open snapshot connection (as of the
+    snapshot's own as-of date unless one is given)."""
     abn = parse_abn(abn_text)
+    if as_of is None:
+        row = con.execute("select as_of from meta.snapshot").fetchone()
+        if row is None:
+            raise VerifyError("the snapshot records no as-of date", status=503)
+        as_of = row[0]
     catalogue = _catalogue(con, as_of)
     selected = _narrow(catalogue, checks)
     cursor = con.execute("select * from marts.verifications where abn = ?", [abn])
