@@ -18,7 +18,7 @@ export BVS_WAREHOUSE ?= $(BVS_DATA_DIR)/warehouse.duckdb
 
 SCALE ?= 20000
 
-.PHONY: help install prepare sample run dev test bench lint clean
+.PHONY: help install prepare sample run dev serve test bench lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -48,6 +48,9 @@ dev: prepare ## the Dagster UI on http://127.0.0.1:3000
 	@mkdir -p $(DAGSTER_HOME)
 	@test -f $(DAGSTER_HOME)/dagster.yaml || printf 'telemetry:\n  enabled: false\nconcurrency:\n  pools:\n    default_limit: 1\n' > $(DAGSTER_HOME)/dagster.yaml
 	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
+
+serve: install ## the read API on http://127.0.0.1:8000 (needs a published snapshot: make run)
+	$(BIN)/bvs serve --host 127.0.0.1 --port 8000
 
 test: prepare ## the whole test suite
 	$(BIN)/pytest

@@ -257,6 +257,82 @@ def cmd_alerts(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------------- API
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    """The read API over HTTP (uvicorn; each worker process opens the snapshot read-only)."""
+    import uvicorn
+
+    workers = args.workers or settings.api_workers
+    print(f"serving the API on http://{args.host}:{args.port} ({workers} worker(s))", flush=True)
+    uvicorn.run(
+        "pipelines.api.app:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=workers,
+        log_level=args.log_level,
+        access_log=args.access_log,
+    )
+    return 0
+
+
+def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
+    """Create, list and revoke API keys (only a hash of each secret is stored)."""
+    import datetime as _dt
+
+    from pipelines.state.db import state_store
+    from pipelines.state.keys import ApiKeyError, create_key, list_keys, revoke_key
+    from pipelines.state.limits import daily_usage
+
+    with state_store(settings) as engine:
+        try:
+            if args.action == "create":
+                if not args.name:
+                    raise ApiKeyError("create needs --name")
+                secret, _record = create_key(engine, args.name, args.plan, owner=args.owner)
+                print(secret)  # shown once; stdout carries the key alone
+                return 0
+            if args.action == "revoke":
+                if not args.key_id:
+                    raise ApiKeyError("revoke needs a key id (see bvs keys list)")
+                record = revoke_key(engine, args.key_id)
+                print(json.dumps({"revoked": record.key_id, "name": record.name}))
+                return 0
+            usage = daily_usage(engine, _dt.datetime.now(_dt.UTC))
+            rows = [
+                {
+                    "key_id": k.key_id,
+                    "name": k.name,
+                    "owner": k.owner,
+                    "plan": k.plan,
+                    "created_at": k.created_at.isoformat(),
+                    "revoked_at": k.revoked_at.isoformat() if k.revoked_at else None,
+                    "requests_today": usage.get(k.key_id, {}).get("today", 0),
+                    "requests_total": usage.get(k.key_id, {}).get("total", 0),
+                }
+                for k in list_keys(engine)
+            ]
+        except ApiKeyError as exc:
+            print(json.dumps({"message": str(exc)}), file=sys.stderr)
+            return 2
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    header = ("KEY ID", "NAME", "OWNER", "PLAN", "STATE", "TODAY", "TOTAL")
+    table = [
+        (r["key_id"], r["name"], r["owner"], r["plan"],
+         "revoked" if r["revoked_at"] else "active",
+         str(r["requests_today"]), str(r["requests_total"]))
+        for r in rows
+    ]  # fmt: skip
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *table, strict=True)]
+    for line in (header, *table):
+        print("  ".join(str(c).ljust(w) for c, w in zip(line, widths, strict=True)).rstrip())
+    return 0
+
+
 # ---------------------------------------------------------------------------------- main
 
 
@@ -330,6 +406,23 @@ def build_parser() -> argparse.ArgumentParser:
     alerts.add_argument("--owner", help="list: one owner's alerts")
     alerts.add_argument("--since", type=int, default=0, help="list: after this alert id")
     alerts.set_defaults(func=cmd_alerts)
+
+    serve = sub.add_parser("serve", help="the read API over HTTP")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, help="worker processes (default BVS_API_WORKERS)")
+    serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+    serve.add_argument("--access-log", action="store_true", help="log every request")
+    serve.set_defaults(func=cmd_serve)
+
+    keys = sub.add_parser("keys", help="create, list or revoke API keys")
+    keys.add_argument("action", choices=("create", "list", "revoke"))
+    keys.add_argument("key_id", nargs="?", help="revoke: the key id (bvs keys list)")
+    keys.add_argument("--name", help="create: a name for the key")
+    keys.add_argument("--plan", default="individual", choices=("free", "individual", "enterprise"))
+    keys.add_argument("--owner", help="create: whose key (watches and alerts); default: the name")
+    keys.add_argument("--json", action="store_true", help="list: machine-readable output")
+    keys.set_defaults(func=cmd_keys)
     return parser
 
 

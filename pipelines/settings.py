@@ -45,6 +45,11 @@ class Settings(BaseSettings):
     # Where watches and alerts live (SQLAlchemy URL). Default: a SQLite file under
     # <data_dir>/state/; a deployment points it at a database server.
     state_url: str | None = Field(default=None)
+    # API: per-plan limit overrides as JSON ({"enterprise": {"per_minute": 6000}}), how many
+    # rendered verify responses each worker keeps (cache=true), and worker processes.
+    plan_limits: str | None = Field(default=None)
+    api_cache_entries: int = Field(default=10_000, ge=0)
+    api_workers: int = Field(default=2, ge=1)
     # Progress lines on a terminal; quiet when not a TTY or when CI is set.
     progress: bool | None = Field(default=None)
 

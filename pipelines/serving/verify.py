@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import duckdb
 
@@ -25,6 +25,15 @@ STATUS_SHARE = {"PASS": 1.0, "WARN": 0.5, "FAIL": 0.0}
 # Risk score floor of the most severe flag that fired, and the level bands (docs/verification.md).
 SEVERITY_FLOOR = {"CRITICAL": 90.0, "HIGH": 70.0, "MEDIUM": 40.0, "LOW": 0.0}
 LEVELS = ((90.0, "critical"), (70.0, "high"), (40.0, "medium"), (0.0, "low"))
+# Members of a verifications row the response carries as they are.
+RECORD_MEMBERS = (
+    "entity",
+    "status",
+    "assurance_score",
+    "viper_attacked",
+    "ppsr_registrations",
+    "insolvency_found",
+)
 # SPEC 2.1 shape A members and the check each one carries.
 SHAPE_A = {
     "asic": "company_status",
@@ -123,6 +132,24 @@ def _narrow(catalogue: dict[str, Check], wanted: Sequence[str] | None) -> list[s
     return list(dict.fromkeys(wanted))
 
 
+@dataclass(frozen=True)
+class Context:
+    """What every verify on one snapshot shares: its as-of date and the check catalogue."""
+
+    as_of: dt.date
+    catalogue: dict[str, Check]
+
+
+def load_context(con: duckdb.DuckDBPyConnection, as_of: dt.date | None = None) -> Context:
+    if as_of is None:
+        row = con.execute("select as_of from meta.snapshot").fetchone()
+        if row is None:
+            raise VerifyError("the snapshot records no as-of date", status=503)
+        as_of = row[0]
+    assert as_of is not None
+    return Context(as_of=as_of, catalogue=_catalogue(con, as_of))
+
+
 def verify(
     con: duckdb.DuckDBPyConnection,
     abn_text: str,
@@ -130,32 +157,32 @@ def verify(
     as_of: dt.date | None = None,
     checks: Sequence[str] | None = None,
     now: dt.datetime | None = None,
+    context: Context | None = None,
+    limited: Mapping[str, dt.datetime] | None = None,
+    missing_ok: bool = True,
+    lookup: RecordSource | None = None,
 ) -> dict[str, Any]:
     """The verify response for one ABN from an open snapshot connection (as of the
-    snapshot's own as-of date unless one is given)."""
+    snapshot's own as-of date unless one is given).
+
+    ``context`` is the snapshot's catalogue, loaded once per snapshot by a server.
+    ``limited`` names checks whose quota is used up (check id -> when it resets): their
+    tiles are N/A with a ``rate_limited`` marker and the score leaves them out (SPEC 2.2).
+    With ``missing_ok=False`` an ABN the register does not hold raises VerifyError 404.
+    ``lookup`` reads the ABN's record from the snapshot's point-lookup file instead of
+    DuckDB (``pipelines.serving.lookup``; the same record, ~30 times faster).
+    """
     abn = parse_abn(abn_text)
-    if as_of is None:
-        row = con.execute("select as_of from meta.snapshot").fetchone()
-        if row is None:
-            raise VerifyError("the snapshot records no as-of date", status=503)
-        as_of = row[0]
-    catalogue = _catalogue(con, as_of)
+    if context is None:
+        context = load_context(con, as_of)
+    as_of, catalogue = context.as_of, context.catalogue
     selected = _narrow(catalogue, checks)
-    cursor = con.execute("select * from marts.verifications where abn = ?", [abn])
-    names = [d[0] for d in cursor.description]
-    row = cursor.fetchone()
-    record = dict(zip(names, row, strict=True)) if row else None
-    flags = [] if record is None else json.loads(record["flags"])
-    severities = (
-        []
-        if record is None
-        else [
-            r[0]
-            for r in con.execute(
-                "select severity from marts.risk_flags where abn = ?", [abn]
-            ).fetchall()
-        ]
-    )
+    record = lookup.record(abn) if lookup is not None else read_record(con, abn)
+    if record is None and not missing_ok:
+        raise VerifyError(f"the ABN {abn} was not found in the register", status=404)
+    flags = [] if record is None else record["flags"]
+    severities = [] if record is None else record["severities"]
+    limited = limited or {}
 
     tiles: dict[str, dict[str, Any]] = {}
     for check_id in selected:
@@ -163,20 +190,23 @@ def verify(
         if record is None:
             status, reason, detail = _not_in_register(check_id)
         else:
-            status = record[f"{check_id}_status"]
-            reason = record[f"{check_id}_reason"]
-            raw = record[f"{check_id}_detail"]
-            detail = json.loads(raw) if raw else None
-        tiles[check_id] = {
+            status, reason, detail = record["checks"][check_id]
+        tile: dict[str, Any] = {
             "status": status,
             "reason": reason,
             "detail": detail,
             "sources": check.sources,
             "weight": check.weight,
         }
+        if check_id in limited:
+            resets = limited[check_id].astimezone(dt.UTC)
+            tile["status"] = "N/A"
+            tile["reason"] = "premium check quota used up this month => N/A (rate limited)"
+            tile["rate_limited"] = {"retry_at": resets.isoformat().replace("+00:00", "Z")}
+        tiles[check_id] = tile
 
     score = assurance_score((t["status"], t["weight"]) for t in tiles.values())
-    if record is not None and not checks:
+    if record is not None and not checks and not limited:
         score = record["assurance_score"]  # the mart's own figure (the same rule)
     risk_score, level = risk(score, severities)
     generated = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
@@ -197,6 +227,46 @@ def verify(
     response["risk_score"] = risk_score
     response["checks"] = tiles
     return response
+
+
+class RecordSource(Protocol):
+    def record(self, abn: str) -> dict[str, Any] | None: ...
+
+
+def read_record(con: duckdb.DuckDBPyConnection, abn: str) -> dict[str, Any] | None:
+    """One ABN's row of ``marts.verifications`` and its flag severities, as the record
+    ``verify`` shapes: entity members, ``flags``, ``severities`` and ``checks``
+    (check id -> (status, reason, parsed detail))."""
+    cursor = con.cursor()
+    try:
+        cursor.execute("select * from marts.verifications where abn = ?", [abn])
+        names = [d[0] for d in cursor.description]
+        row = cursor.fetchone()
+        if row is None:
+            return None
+        columns = dict(zip(names, row, strict=True))
+        severities = [
+            r[0]
+            for r in cursor.execute(
+                "select severity from marts.risk_flags where abn = ?", [abn]
+            ).fetchall()
+        ]
+    finally:
+        cursor.close()
+    check_ids = [n[: -len("_status")] for n in names if n.endswith("_status") and n != "status"]
+    return {
+        **{member: columns[member] for member in RECORD_MEMBERS},
+        "flags": json.loads(columns["flags"]),
+        "severities": severities,
+        "checks": {
+            c: (
+                columns[f"{c}_status"],
+                columns[f"{c}_reason"],
+                json.loads(columns[f"{c}_detail"]) if columns[f"{c}_detail"] else None,
+            )
+            for c in check_ids
+        },
+    }
 
 
 def _not_in_register(check_id: str) -> tuple[str, str, None]:

@@ -26,8 +26,7 @@ import duckdb
 import sqlalchemy as sa
 
 from pipelines.settings import Settings
-
-metadata = sa.MetaData()
+from pipelines.state.db import metadata, state_store
 
 watches = sa.Table(
     "watches",
@@ -67,14 +66,8 @@ class WatchError(ValueError):
 @contextmanager
 def store(settings: Settings) -> Iterator[sa.Engine]:
     """The state database, its tables created if missing."""
-    if settings.state_url is None:
-        settings.state_dir.mkdir(parents=True, exist_ok=True)
-    engine = sa.create_engine(settings.state_database_url)
-    try:
-        metadata.create_all(engine)
+    with state_store(settings) as engine:
         yield engine
-    finally:
-        engine.dispose()
 
 
 def _now() -> dt.datetime:
@@ -138,10 +131,12 @@ def remove_watch(engine: sa.Engine, watch_id: int, owner: str | None = None) -> 
 
 
 def list_alerts(
-    engine: sa.Engine, owner: str | None = None, since_id: int = 0
+    engine: sa.Engine, owner: str | None = None, since_id: int = 0, limit: int | None = None
 ) -> list[dict[str, Any]]:
     """Alerts after ``since_id``, oldest first (a client polls with the last id it saw)."""
     query = sa.select(alerts).where(alerts.c.alert_id > since_id).order_by(alerts.c.alert_id)
+    if limit is not None:
+        query = query.limit(limit)
     if owner is not None:
         query = query.where(alerts.c.owner == owner)
     with engine.connect() as conn:

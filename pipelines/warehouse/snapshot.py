@@ -33,8 +33,8 @@ import re
 import secrets
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -133,6 +133,13 @@ class SnapshotInfo:
     built_at: dt.datetime
     as_of: dt.date
     tables: dict[str, int]  # "schema.table" -> rows
+    sidecars: dict[str, Path] = field(default_factory=dict)  # name -> file built from it
+
+
+# Builds a file derived from the snapshot (e.g. a point-lookup index) from the snapshot's
+# path into the given output path; returns the rows written.
+SidecarBuilder = Callable[[Path, Path], int]
+SIDECAR_SUFFIX = ".sqlite"
 
 
 # --- paths and names ------------------------------------------------------------------------
@@ -523,6 +530,10 @@ def _pointer_payload(info: SnapshotInfo, settings: Settings) -> str:
         "built_at": info.built_at.isoformat(),
         "as_of": info.as_of.isoformat(),
         "tables": info.tables,
+        "sidecars": {
+            name: path.relative_to(settings.serving_dir).as_posix()
+            for name, path in info.sidecars.items()
+        },
     }
     return json.dumps(payload, indent=2, sort_keys=True) + "\n"
 
@@ -546,6 +557,10 @@ def current_snapshot(settings: Settings) -> SnapshotInfo | None:
             built_at=dt.datetime.fromisoformat(payload["built_at"]).astimezone(dt.UTC),
             as_of=dt.date.fromisoformat(payload["as_of"]),
             tables={str(k): int(v) for k, v in payload["tables"].items()},
+            sidecars={
+                str(name): settings.serving_dir / str(file)
+                for name, file in payload.get("sidecars", {}).items()
+            },
         )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise SnapshotError(f"serving pointer {pointer} is unreadable: {exc}") from exc
@@ -598,7 +613,7 @@ def clean_leftovers(settings: Settings) -> list[Path]:
         return []
     removed = []
     for path in sorted(directory.iterdir()):
-        if path.name.endswith((TMP_SUFFIX, TMP_SUFFIX + ".wal")):
+        if path.name.endswith((TMP_SUFFIX, TMP_SUFFIX + ".wal", SIDECAR_SUFFIX + ".tmp")):
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
             removed.append(path)
@@ -620,6 +635,8 @@ def retain_snapshots(settings: Settings) -> list[Path]:
     removed = [path for path in files if path not in keep]
     for path in removed:
         _remove_database_file(path)
+        for sidecar in path.parent.glob(f"{path.name[: -len(SUFFIX)]}.*{SIDECAR_SUFFIX}"):
+            sidecar.unlink(missing_ok=True)
     if removed:
         _fsync_dir(snapshots_dir(settings))
         log.info("deleted %d old snapshot(s): %s", len(removed), ", ".join(p.name for p in removed))
@@ -633,11 +650,14 @@ def publish_snapshot(
     as_of: dt.date,
     schemas: Sequence[str] = ("marts",),
     extra_tables: Sequence[str] = (),
+    sidecars: Mapping[str, SidecarBuilder] | None = None,
 ) -> SnapshotInfo:
     """Publish the marts as a new immutable snapshot and make it current.
 
     ``con`` is the pipeline's (only) read-write warehouse connection; the snapshot is written
     through it with ``ATTACH``. ``extra_tables`` are qualified names (``meta.dq_results``).
+    ``sidecars`` build files derived from the verified snapshot (``<id>.<name>.sqlite``,
+    e.g. the verify lookup) before it becomes current; the pointer names them.
     Raises SnapshotError, leaving ``CURRENT`` as it was, if anything fails.
     """
     directory = snapshots_dir(settings)
@@ -661,11 +681,30 @@ def publish_snapshot(
         )
         _fsync_file(tmp)
         verify_snapshot(tmp, counts, snapshot_id=snapshot_id)
-        os.replace(tmp, final)
+        built: dict[str, Path] = {}
+        try:
+            for name, build in (sidecars or {}).items():
+                side = directory / f"{snapshot_id}.{name}{SIDECAR_SUFFIX}"
+                side_tmp = side.with_name(side.name + ".tmp")
+                with _removed_on_error(side_tmp):
+                    build(tmp, side_tmp)
+                    _fsync_file(side_tmp)
+                    os.replace(side_tmp, side)
+                built[name] = side
+            os.replace(tmp, final)
+        except BaseException:
+            for side in built.values():
+                side.unlink(missing_ok=True)
+            raise
     _fsync_dir(directory)
 
     info = SnapshotInfo(
-        snapshot_id=snapshot_id, path=final, built_at=built_at, as_of=as_of, tables=counts
+        snapshot_id=snapshot_id,
+        path=final,
+        built_at=built_at,
+        as_of=as_of,
+        tables=counts,
+        sidecars=built,
     )
     _write_atomically(pointer_path(settings), _pointer_payload(info, settings))
     log.info(

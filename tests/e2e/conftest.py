@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+AS_OF = "2026-11-20"
+
 BVS = str(Path(sys.executable).with_name("bvs"))
 SCALE = "3000"
 SEED = "11"
@@ -73,3 +75,25 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def sample_dir(request: pytest.FixtureRequest) -> Path:
     """The session's sample landing folder (read-only: copy it before running on it)."""
     return sample_landing(request.config)
+
+
+@pytest.fixture(scope="session")
+def pipeline_world(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> dict:
+    """`bvs run` once on a copy of the sample: the data folder, its environment, the run."""
+    root = tmp_path_factory.mktemp("e2e")
+    data = root / "data"
+    env = {
+        **os.environ,
+        "BVS_DATA_DIR": str(data),
+        "BVS_WAREHOUSE": str(data / "warehouse.duckdb"),
+        "DAGSTER_HOME": str(root / "dagster_home"),
+        "CI": "true",
+    }
+    shutil.copytree(sample_dir, data / "landing")
+    bvs = str(Path(sys.executable).with_name("bvs"))
+    first = subprocess.run(
+        [bvs, "run", "--as-of", AS_OF], env=env, capture_output=True, text=True, timeout=900
+    )
+    assert first.returncode == 0, first.stdout + first.stderr
+    planted = json.loads((data / "landing" / "_sample" / "planted.json").read_text())
+    return {"data": data, "env": env, "first": first, "planted": planted}

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -75,21 +74,8 @@ def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[st
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> dict:
-    root = tmp_path_factory.mktemp("e2e")
-    data = root / "data"
-    env = {
-        **os.environ,
-        "BVS_DATA_DIR": str(data),
-        "BVS_WAREHOUSE": str(data / "warehouse.duckdb"),
-        "DAGSTER_HOME": str(root / "dagster_home"),
-        "CI": "true",
-    }
-    shutil.copytree(sample_dir, data / "landing")
-    first = _run(["run", "--as-of", AS_OF], env)
-    assert first.returncode == 0, first.stdout + first.stderr
-    planted = json.loads((data / "landing" / "_sample" / "planted.json").read_text())
-    return {"data": data, "env": env, "first": first, "planted": planted}
+def world(pipeline_world: dict) -> dict:
+    return pipeline_world
 
 
 def _snapshot(data: Path) -> Path:

@@ -2,6 +2,7 @@
 
 import dagster as dg
 
+from pipelines.serving.lookup import build_verify_lookup
 from pipelines.warehouse.connection import warehouse
 from pipelines.warehouse.snapshot import publish_snapshot
 
@@ -23,7 +24,9 @@ MART_KEYS = [key for key in dbt_models.keys if key.path[0] == "marts"]
 def serving_snapshot(context: dg.AssetExecutionContext, bvs: BvsResource) -> dg.MaterializeResult:
     settings = bvs.settings()
     with warehouse(settings) as con:
-        info = publish_snapshot(con, settings, as_of=bvs.as_of_date())
+        info = publish_snapshot(
+            con, settings, as_of=bvs.as_of_date(), sidecars={"verify": build_verify_lookup}
+        )
     context.log.info(f"published snapshot {info.snapshot_id} at {info.path}")
     return dg.MaterializeResult(
         metadata={

@@ -1,0 +1,550 @@
+"""The read API (SPEC 4-8, CONTRACT "API"): GET-only JSON under ``/api/robot``.
+
+Every robot request goes through ``Gatekeeper.admit`` first (a dependency, so it runs before
+the query parameters are validated): the bearer key is checked (401), the plan must allow
+the API (403), and the plan's minute, hour and day windows must have room (429); then the
+request is counted. The X-RateLimit-* headers of the tightest window go on every response
+to a request with a valid key, errors included (``RateLimitHeaders``). The answers come from
+the serving snapshot in service (``SnapshotHolder``), built by ``pipelines.serving`` (the
+same functions the ``bvs`` commands print). Errors are always ``{"message": ...}``.
+"""
+
+import datetime as dt
+import json
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
+
+import duckdb
+from fastapi import Depends, FastAPI, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from pipelines.api import models
+from pipelines.api.snapshots import Served, SnapshotHolder
+from pipelines.serving.verify import VerifyError, parse_abn, verify
+from pipelines.settings import BRISBANE, Settings, get_settings
+from pipelines.state.db import create_state_engine
+from pipelines.state.keys import ApiKey, authenticate
+from pipelines.state.limits import PREMIUM_CHECKS, Plan, consume, load_plans
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], dt.datetime]
+API_PREFIX = "/api/robot"
+CACHE_WINDOW = dt.timedelta(hours=24)  # SPEC 8.4
+MAX_ALERTS = 1000
+STATE_KEY = "rate_limit_headers"
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers or {}
+
+
+def _utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def _json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(
+        content=json.dumps(body, default=str, separators=(",", ":")).encode(),
+        status_code=status,
+        media_type="application/json",
+        headers=headers,
+    )
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    return _json({"message": message}, status, headers)
+
+
+# ------------------------------------------------------------------------------ keys & limits
+
+
+class Gatekeeper:
+    """Bearer keys, plans and rate limits, over the state database."""
+
+    def __init__(self, settings: Settings, clock: Clock) -> None:
+        self.engine = create_state_engine(settings)
+        self.plans = load_plans(settings.plan_limits)
+        self.clock = clock
+
+    def admit(self, token: str | None) -> tuple[ApiKey, Plan, dict[str, str]]:
+        """The key and plan of an admitted request and its rate-limit headers, or ApiError."""
+        if not token:
+            raise ApiError(401, "missing API key: send the header Authorization: Bearer <key>")
+        now = self.clock()
+        with self.engine.begin() as conn:
+            key = authenticate(conn, token)
+            if key is None:
+                raise ApiError(401, "invalid or revoked API key")
+            plan = self.plans[key.plan]
+            if not plan.api_access:
+                quiet = consume(conn, key.key_id, plan.request_limits(), now, dry_run=True)
+                raise ApiError(
+                    403,
+                    f"the API requires the Individual plan; this key is on the {plan.label} plan",
+                    quiet.headers(),
+                )
+            decision = consume(conn, key.key_id, plan.request_limits(), now)
+        headers = decision.headers()
+        if not decision.allowed:
+            exceeded = ", ".join(w.describe() for w in decision.exceeded)
+            retry = decision.retry_after
+            raise ApiError(
+                429,
+                f"rate limit exceeded: {exceeded} on the {plan.label} plan; retry in {retry} s",
+                {**headers, "Retry-After": str(retry)},
+            )
+        return key, plan, headers
+
+    def premium(self, key: ApiKey, plan: Plan, checks: Sequence[str]) -> dict[str, dt.datetime]:
+        """Count premium checks against the plan's monthly quota; the ones used up (check ->
+        when the quota resets) come back N/A and rate-limited (SPEC 2.2, 8.8)."""
+        wanted = [c for c in PREMIUM_CHECKS if c in checks]
+        if plan.premium_per_month is None or not wanted:
+            return {}
+        limited: dict[str, dt.datetime] = {}
+        now = self.clock()
+        with self.engine.begin() as conn:
+            for check in wanted:
+                decision = consume(
+                    conn, key.key_id, {f"month:{check}": plan.premium_per_month}, now
+                )
+                if not decision.allowed:
+                    limited[check] = decision.windows[0].resets_at
+        return limited
+
+
+class RateLimitHeaders:
+    """Adds the X-RateLimit-* headers the gatekeeper left on the request to its response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                extra = scope.get("state", {}).get(STATE_KEY)
+                if extra:
+                    present = {k.lower() for k, _ in message.get("headers", [])}
+                    added = [
+                        (k.lower().encode(), v.encode())
+                        for k, v in extra.items()
+                        if k.lower().encode() not in present
+                    ]
+                    message = {**message, "headers": [*message.get("headers", []), *added]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+# ------------------------------------------------------------------------------ the app
+
+
+def create_app(settings: Settings | None = None, *, clock: Clock | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    clock = clock or _utc_now
+    holder = SnapshotHolder(settings)
+    gate = Gatekeeper(settings, clock)
+    bearer = HTTPBearer(auto_error=False, description="`Authorization: Bearer bvs_<id>_<secret>`")
+
+    app = FastAPI(
+        title="BVS robot API",
+        version="1.0.0",
+        description=(
+            "Business verification, Squeeze Scores and activist patterns for Australia, read"
+            " from the published serving snapshot. Every `/api/robot` request needs"
+            " `Authorization: Bearer <key>` (keys: `bvs keys create`). Rate-limit headers"
+            " describe the window with the fewest requests left; `X-RateLimit-Reset` is a Unix"
+            ' time in seconds. Errors are `{"message": ...}`.'
+        ),
+        responses={},
+    )
+    app.add_middleware(RateLimitHeaders)
+    app.state.holder = holder
+    app.state.gate = gate
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> Response:
+        return _error(exc.status, exc.message, exc.headers or None)
+
+    @app.exception_handler(VerifyError)
+    async def _verify_error(request: Request, exc: VerifyError) -> Response:
+        return _error(exc.status, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> Response:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e.get('loc', ())[1:]) or 'request'}: {e.get('msg')}"
+            for e in exc.errors()
+        )
+        return _error(400, f"malformed request: {problems}")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        message = {404: "no such endpoint", 405: "method not allowed: the API is GET only"}
+        return _error(
+            exc.status_code,
+            message.get(exc.status_code, str(exc.detail)),
+            dict(exc.headers) if exc.headers else None,
+        )
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error on %s", request.url.path)
+        return _error(500, "internal error; it has been logged")
+
+    async def admitted(
+        request: Request,
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    ) -> tuple[ApiKey, Plan]:
+        token = credentials.credentials if credentials else None
+        try:
+            key, plan, headers = gate.admit(token)
+        except ApiError as exc:
+            if exc.headers:
+                request.state.rate_limit_headers = exc.headers
+            raise
+        request.state.rate_limit_headers = headers
+        return key, plan
+
+    Admitted = Annotated[tuple[ApiKey, Plan], Depends(admitted)]
+
+    def served() -> Served:
+        current = holder.current()
+        if current is None:
+            raise ApiError(503, "no serving snapshot is published yet; try again later")
+        return current
+
+    def guarded(build: Callable[[], Any]) -> Response:
+        """Run a serving function; its errors become {"message"} responses."""
+        try:
+            return _json(build())
+        except VerifyError as exc:
+            return _error(exc.status, exc.message)
+        except (ApiError, StarletteHTTPException):
+            raise
+        except duckdb.Error:
+            log.exception("snapshot query failed")
+            return _error(503, "the snapshot could not be read; try again shortly")
+
+    errors: dict[int | str, dict[str, Any]] = {
+        status: {"model": models.ErrorBody, "description": text}
+        for status, text in {
+            400: "malformed input (ABN, check id, parameter out of range)",
+            401: "missing, invalid or revoked API key",
+            403: "the plan does not include the API (Free)",
+            429: "a rate limit was exceeded; see Retry-After",
+            503: "no snapshot in service",
+        }.items()
+    }
+    not_found: dict[int | str, dict[str, Any]] = {
+        404: {"model": models.ErrorBody, "description": "not found"}
+    }
+
+    # ---------------------------------------------------------------- verify
+
+    verify_cache: OrderedDict[tuple[str, str, tuple[str, ...]], tuple[dt.datetime, bytes]] = (
+        OrderedDict()
+    )
+
+    def do_verify(
+        auth: tuple[ApiKey, Plan], abn_text: str, checks: str | None, cache: bool
+    ) -> Response:
+        key, plan = auth
+        snap = served()
+        abn = parse_abn(abn_text)
+        wanted = [c.strip() for c in checks.split(",") if c.strip()] if checks else None
+        now = clock()
+        use_cache = cache and settings.api_cache_entries > 0
+        cache_key = (snap.info.snapshot_id, abn, tuple(wanted or ()))
+        hit = verify_cache.get(cache_key) if use_cache else None
+        if hit is not None and now - hit[0] < CACHE_WINDOW:
+            selected = wanted or list(snap.context.catalogue)
+            limited = gate.premium(key, plan, selected)
+            if not limited:
+                return Response(content=hit[1], media_type="application/json")
+        else:
+            hit, limited = None, None
+        with snap.cursor() as cur:
+
+            def build(limits: dict[str, dt.datetime] | None) -> dict[str, Any]:
+                return verify(
+                    cur, abn, checks=wanted, now=now, context=snap.context,
+                    lookup=snap.lookup, missing_ok=False, limited=limits,
+                )  # fmt: skip
+
+            response = build(limited)
+            if limited is None:  # not counted yet: the ABN exists, count its premium tiles
+                limited = gate.premium(key, plan, list(response["checks"]))
+                if limited:
+                    response = build(limited)
+        response["snapshot_id"] = snap.info.snapshot_id
+        response["cached"] = False
+        body = json.dumps(response, default=str, separators=(",", ":")).encode()
+        if use_cache and not limited:
+            response["cached"] = True
+            verify_cache[cache_key] = (
+                now,
+                json.dumps(response, default=str, separators=(",", ":")).encode(),
+            )
+            while len(verify_cache) > settings.api_cache_entries:
+                verify_cache.popitem(last=False)
+        return Response(content=body, media_type="application/json")
+
+    abn_doc = "11-digit ABN; spaces are ignored; the check digits must be valid"
+    checks_doc = "comma-separated check ids: only those tiles, and the score over them"
+    cache_doc = (
+        "true: a response this server rendered from the same snapshot in the last 24 hours may"
+        " be returned (`cached: true`); false: always rendered from the snapshot now"
+    )
+
+    @app.get(
+        f"{API_PREFIX}/verify/{{abn}}",
+        tags=["verify"],
+        summary="Verify a business by ABN",
+        responses={200: {"model": models.VerifyResponse}, **errors, **not_found},
+    )
+    def verify_by_path(
+        request: Request,
+        auth: Admitted,
+        abn: Annotated[str, Path(description=abn_doc, examples=["53004085616"])],
+        checks: Annotated[str | None, Query(description=checks_doc)] = None,
+        cache: Annotated[bool, Query(description=cache_doc)] = True,
+    ) -> Response:
+        return guarded_response(lambda: do_verify(auth, abn, checks, cache))
+
+    @app.get(
+        f"{API_PREFIX}/verify",
+        tags=["verify"],
+        summary="Verify a business by ABN (query form)",
+        responses={200: {"model": models.VerifyResponse}, **errors, **not_found},
+    )
+    def verify_by_query(
+        request: Request,
+        auth: Admitted,
+        abn: Annotated[str, Query(description=abn_doc, examples=["53004085616"])],
+        checks: Annotated[str | None, Query(description=checks_doc)] = None,
+        cache: Annotated[bool, Query(description=cache_doc)] = True,
+    ) -> Response:
+        return guarded_response(lambda: do_verify(auth, abn, checks, cache))
+
+    def guarded_response(build: Callable[[], Response]) -> Response:
+        try:
+            return build()
+        except VerifyError as exc:
+            return _error(exc.status, exc.message)
+        except duckdb.Error:
+            log.exception("snapshot query failed")
+            return _error(503, "the snapshot could not be read; try again shortly")
+
+    # ---------------------------------------------------------------- squeeze and viper
+
+    from pipelines.serving.market import MARKETS, MAX_LIMIT, TIERS, squeeze_list, squeeze_ticker
+
+    @app.get(
+        f"{API_PREFIX}/squeeze/{{ticker}}",
+        tags=["squeeze"],
+        summary="One instrument's latest Squeeze Score",
+        responses={200: {"model": models.SqueezeTicker}, **errors, **not_found},
+    )
+    def squeeze_one(
+        auth: Admitted,
+        ticker: Annotated[
+            str, Path(description="ASX ticker, crypto or forex symbol", examples=["BTC"])
+        ],
+    ) -> Response:
+        snap = served()
+        with snap.cursor() as cur:
+            return guarded(lambda: squeeze_ticker(cur, ticker))
+
+    @app.get(
+        f"{API_PREFIX}/squeeze",
+        tags=["squeeze"],
+        summary="Latest Squeeze Scores, highest first",
+        responses={200: {"model": models.SqueezeList}, **errors},
+    )
+    def squeeze_many(
+        auth: Admitted,
+        market: Annotated[
+            str | None, Query(description=f"one of {', '.join(MARKETS)} (any case)")
+        ] = None,
+        tier: Annotated[
+            str | None,
+            Query(description=f"one of {', '.join(TIERS)}: extreme is a score above 85"),
+        ] = None,
+        limit: Annotated[int | None, Query(description=f"1 to {MAX_LIMIT}; default 50")] = None,
+    ) -> Response:
+        snap = served()
+        with snap.cursor() as cur:
+            return guarded(lambda: squeeze_list(cur, market=market, tier=tier, limit=limit))
+
+    from pipelines.serving.market import viper as viper_result
+
+    @app.get(
+        f"{API_PREFIX}/viper/{{ticker}}",
+        tags=["viper"],
+        summary="Activist short-seller pattern for a ticker",
+        responses={200: {"model": models.ViperResponse}, **errors},
+    )
+    def viper_one(
+        auth: Admitted,
+        ticker: Annotated[str, Path(description="ASX ticker", examples=["DRO"])],
+    ) -> Response:
+        snap = served()
+        with snap.cursor() as cur:
+            return guarded(lambda: viper_result(cur, ticker=ticker))
+
+    @app.get(
+        f"{API_PREFIX}/viper",
+        tags=["viper"],
+        summary="Activist short-seller pattern by ticker, company name or ABN",
+        responses={200: {"model": models.ViperResponse}, **errors},
+    )
+    def viper_query(
+        auth: Admitted,
+        name: Annotated[str | None, Query(description="company name or part of it")] = None,
+        abn: Annotated[str | None, Query(description="the target's ABN")] = None,
+        ticker: Annotated[str | None, Query(description="ASX ticker")] = None,
+    ) -> Response:
+        snap = served()
+        with snap.cursor() as cur:
+            return guarded(lambda: viper_result(cur, ticker=ticker, name=name, abn=abn))
+
+    # ---------------------------------------------------------------- search and network
+
+    @app.get(
+        f"{API_PREFIX}/search",
+        tags=["search"],
+        summary="Search legal, trading and business names (five tiers)",
+        responses={200: {"model": models.SearchResponse}, **errors},
+    )
+    def search_names(
+        auth: Admitted,
+        q: Annotated[str, Query(description="name or words to look for", examples=["acme"])],
+        limit: Annotated[int | None, Query(description="1 to 100; default 20")] = None,
+    ) -> Response:
+        from pipelines.serving.search import search
+
+        snap = served()
+        with snap.cursor() as cur:
+            return guarded(lambda: search(cur, q, **({} if limit is None else {"limit": limit})))
+
+    @app.get(
+        f"{API_PREFIX}/network",
+        tags=["network"],
+        summary="Shared directors, addresses and phoenix links among up to 20 ABNs",
+        responses={200: {"model": models.NetworkResponse}, **errors, **not_found},
+    )
+    def network_of(
+        auth: Admitted,
+        abns: Annotated[
+            str, Query(description="comma-separated ABNs, at most 20", examples=["53004085616"])
+        ],
+    ) -> Response:
+        from pipelines.serving.network import network
+
+        snap = served()
+        with snap.cursor() as cur:
+            return guarded(lambda: network(cur, abns))
+
+    # ---------------------------------------------------------------- alerts
+
+    @app.get(
+        f"{API_PREFIX}/alerts",
+        tags=["alerts"],
+        summary="The key owner's alerts after a cursor (poll with next_cursor)",
+        responses={200: {"model": models.AlertsResponse}, **errors},
+    )
+    def alerts_since(
+        auth: Admitted,
+        since: Annotated[int, Query(ge=0, description="last alert id seen; 0 for all")] = 0,
+        limit: Annotated[int, Query(ge=1, le=MAX_ALERTS, description="at most this many")] = 100,
+    ) -> Response:
+        from pipelines.state.watches import list_alerts
+
+        key, _plan = auth
+        found = list_alerts(gate.engine, key.owner, since, limit)
+        body = {
+            "alerts": [
+                {
+                    "alert_id": a["alert_id"],
+                    "watch_id": a["watch_id"],
+                    "kind": a["kind"],
+                    "ticker": a["ticker"],
+                    "triggered_on": a["triggered_on"].isoformat(),
+                    "detail": a["detail"],
+                    "created_at": _iso(a["created_at"]),
+                }
+                for a in found
+            ],
+            "next_cursor": found[-1]["alert_id"] if found else since,
+        }
+        return _json(body)
+
+    # ---------------------------------------------------------------- health
+
+    @app.get(
+        "/health",
+        tags=["health"],
+        summary="The snapshot in service and its age (no key needed)",
+        responses={200: {"model": models.Health}, 503: {"model": models.Health}},
+    )
+    def health() -> Response:
+        snap = holder.current()
+        if snap is None:
+            return _json({"status": "unavailable", "snapshot": None, "stale_sources": []}, 503)
+        now = clock()
+        return _json(
+            {
+                "status": "ok",
+                "snapshot": {
+                    "snapshot_id": snap.info.snapshot_id,
+                    "built_at": _iso(snap.info.built_at),
+                    "as_of": snap.info.as_of.isoformat(),
+                    "age_seconds": round((now - snap.info.built_at).total_seconds(), 1),
+                },
+                "stale_sources": _stale_sources(snap, now),
+            }
+        )
+
+    return app
+
+
+def _iso(value: dt.datetime) -> str:
+    aware = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+    return aware.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+def _stale_sources(snap: Served, now: dt.datetime) -> list[str]:
+    """Sources whose extract is older than their refresh cadence (CONTRACT decision 10)."""
+    from pipelines.ingest.sources import SOURCES
+
+    today = now.astimezone(BRISBANE).date()
+    memo_key = ("stale", today)
+    if memo_key not in snap.cache:
+        with snap.cursor() as cur:
+            rows = cur.execute(
+                "select source, max(extract_date) from meta.sources group by source"
+            ).fetchall()
+        snap.cache[memo_key] = sorted(
+            source
+            for source, extract_date in rows
+            if extract_date is not None
+            and source in SOURCES
+            and (today - extract_date).days > SOURCES[source].refresh_days
+        )
+    return list(snap.cache[memo_key])

@@ -1,0 +1,159 @@
+"""Response schemas of the read API, for the OpenAPI document (client generators, fuzzing).
+
+The handlers build plain dicts in ``pipelines.serving`` (the same JSON the ``bvs`` commands
+print); these models describe them. Objects allow members beyond those listed, so a new
+member is not a breaking change for generated clients.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class ErrorBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    message: str = Field(examples=["the ABN 53004085616 was not found in the register"])
+
+
+class Source(Open):
+    source: str | None = None
+    as_of: str | None = None
+    stale: bool | None = None
+
+
+class Tile(Open):
+    status: Literal["PASS", "WARN", "FAIL", "N/A", "HIGH", "MED", "LOW"]
+    reason: str | None = None
+    detail: Any = None
+    sources: list[Source]
+    weight: int
+    rate_limited: dict[str, str] | None = None
+
+
+class Risk(Open):
+    score: float
+    level: Literal["low", "medium", "high", "critical"]
+    flags: list[str]
+
+
+class Attacked(Open):
+    attacked: bool
+
+
+class Registrations(Open):
+    registrations: int
+
+
+class Found(Open):
+    found: bool
+
+
+class VerifyResponse(Open):
+    abn: str = Field(examples=["53004085616"])
+    entity: str | None = None
+    status: str = Field(examples=["Active"])
+    generated_at: str = Field(examples=["2026-11-22T03:15:00Z"])
+    as_of: str = Field(examples=["2026-11-20"])
+    assurance_score: float | None = Field(default=None, examples=[88.5])
+    risk: Risk
+    viper: Attacked
+    ppsr: Registrations
+    insolvency: Found
+    asic: Tile | None = None
+    conduct: Tile | None = None
+    domain: Tile | None = None
+    email: Tile | None = None
+    address: Tile | None = None
+    phone: Tile | None = None
+    street_view: Tile | None = None
+    risk_score: float
+    checks: dict[str, Tile]
+    cached: bool
+    snapshot_id: str
+
+
+class SqueezeTicker(Open):
+    ticker: str = Field(examples=["PLS"])
+    market: str
+    score: float | None = None
+    signal_tier: str | None = None
+    short_interest: float | None = None
+    days_to_cover: float | None = None
+    momentum: float | None = None
+    volume_ratio: float | None = None
+    updated_at: str | None = None
+
+
+class SqueezeSignal(Open):
+    ticker: str
+    market: str
+    squeeze_score: float | None = None
+    signal_tier: str | None = None
+    updated_at: str | None = None
+
+
+class SqueezeList(Open):
+    signals: list[SqueezeSignal]
+
+
+class ViperResponse(Open):
+    query: str
+    current_risk_score: float | None = None
+    active_campaigns: bool
+    active_campaign_count: int | None = None
+    historical_campaign_count: int | None = None
+    pattern_match_score: float | None = None
+    campaigns: list[dict[str, Any]]
+    activists: list[dict[str, Any]]
+
+
+class SearchResult(Open):
+    abn: str
+    label: str | None = None
+    legal_name: str | None = None
+    tier: str
+
+
+class SearchResponse(Open):
+    query: str
+    results: list[SearchResult]
+
+
+class NetworkResponse(Open):
+    abns: list[str]
+    shared_directors: list[dict[str, Any]]
+    shared_addresses: list[dict[str, Any]]
+    phoenix_links: list[dict[str, Any]]
+
+
+class Alert(Open):
+    alert_id: int
+    kind: str
+    ticker: str | None = None
+    triggered_on: str
+    detail: dict[str, Any]
+    created_at: str
+
+
+class AlertsResponse(Open):
+    alerts: list[Alert]
+    next_cursor: int = Field(description="pass as `since` to get only newer alerts")
+
+
+class SnapshotHealth(Open):
+    snapshot_id: str
+    built_at: str
+    as_of: str
+    age_seconds: float
+
+
+class Health(Open):
+    status: Literal["ok", "unavailable"]
+    snapshot: SnapshotHealth | None = None
+    stale_sources: list[str] = []

@@ -1,0 +1,133 @@
+"""The snapshot in service: opened read-only, switched without a restart or a failed request.
+
+Each request asks ``SnapshotHolder.current()`` for the snapshot to answer from. The holder
+stats the ``CURRENT`` pointer at most every ``poll_seconds``; when it names a new snapshot,
+the new file (and its verify lookup) is opened before it replaces the old one, and a request
+that already holds the old one finishes on it (DuckDB and SQLite keep a deleted file
+readable through an open handle). The old connection is closed by garbage collection once
+the last request using it has let it go. If the new file cannot be opened, the old one
+stays in service and the failure is logged; it is tried again at the next poll.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+
+from pipelines.serving.lookup import VerifyLookup
+from pipelines.serving.verify import Context, load_context
+from pipelines.settings import Settings
+from pipelines.warehouse.snapshot import (
+    SnapshotError,
+    SnapshotInfo,
+    current_snapshot,
+    open_snapshot,
+    pointer_path,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Served:
+    """One open snapshot: its metadata, DuckDB connection, verify lookup and catalogue."""
+
+    info: SnapshotInfo
+    con: duckdb.DuckDBPyConnection
+    lookup: VerifyLookup | None
+    context: Context
+    cache: dict[Any, Any] = field(default_factory=dict)  # per-snapshot memo (health, …)
+
+    @contextmanager
+    def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor of its own (a DuckDB connection is not shared between threads)."""
+        cur = self.con.cursor()
+        try:
+            yield cur
+        finally:
+            cur.close()
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def _open(settings: Settings) -> Served:
+    con = open_snapshot(settings)
+    try:
+        row = con.execute(
+            "select snapshot_id, built_at, as_of, row_counts from meta.snapshot"
+        ).fetchone()
+        info = current_snapshot(settings)
+        if row is None or info is None:
+            raise SnapshotError("the snapshot has no meta.snapshot row")
+        if str(row[0]) != info.snapshot_id:
+            # the pointer moved between reading it and opening: use what was opened
+            info = SnapshotInfo(
+                snapshot_id=str(row[0]),
+                path=info.path,
+                built_at=row[1],
+                as_of=row[2],
+                tables=info.tables,
+            )
+        lookup_path = info.sidecars.get("verify")
+        lookup = VerifyLookup(lookup_path) if lookup_path and lookup_path.is_file() else None
+        if lookup is None:
+            log.warning("snapshot %s has no verify lookup: verify reads DuckDB", info.snapshot_id)
+        return Served(info=info, con=con, lookup=lookup, context=load_context(con))
+    except BaseException:
+        con.close()
+        raise
+
+
+class SnapshotHolder:
+    def __init__(self, settings: Settings, *, poll_seconds: float = 0.5) -> None:
+        self.settings = settings
+        self.poll_seconds = poll_seconds
+        self._lock = threading.Lock()
+        self._served: Served | None = None
+        self._pointer_stamp: tuple[int, int, int] | None = None
+        self._checked_at = 0.0
+        self.last_error: str | None = None
+
+    def _stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(pointer_path(self.settings))
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+    def current(self) -> Served | None:
+        """The snapshot to answer from (None before the first publish)."""
+        now = time.monotonic()
+        served = self._served
+        if served is not None and now - self._checked_at < self.poll_seconds:
+            return served
+        with self._lock:
+            if self._served is not None and now - self._checked_at < self.poll_seconds:
+                return self._served
+            self._checked_at = now
+            stamp = self._stamp()
+            if stamp is None or stamp == self._pointer_stamp:
+                return self._served
+            try:
+                fresh = _open(self.settings)
+            except (SnapshotError, duckdb.Error, OSError, ValueError) as exc:
+                self.last_error = str(exc)
+                log.error("cannot open the published snapshot (keeping the old one): %s", exc)
+                return self._served
+            self._pointer_stamp = stamp
+            self.last_error = None
+            if self._served is None or fresh.info.snapshot_id != self._served.info.snapshot_id:
+                log.info("serving snapshot %s", fresh.info.snapshot_id)
+                self._served = fresh  # the old one closes when its last request drops it
+            else:
+                fresh.close()
+            return self._served

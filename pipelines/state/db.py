@@ -1,0 +1,73 @@
+"""The state database: API keys, rate-limit counters, watches and alerts.
+
+SQLAlchemy Core on ``settings.state_database_url``. The default is a SQLite file under
+``<data_dir>/state/`` (WAL journal, so readers never wait for the writer); a deployment with
+more than one machine points ``BVS_STATE_URL`` at a PostgreSQL server
+(``postgresql+psycopg://user:pass@host/bvs``, driver installed separately) and nothing else
+changes.
+
+Every write transaction on SQLite starts with ``BEGIN IMMEDIATE``: it takes the write lock
+at once, so a read-check-write sequence (the rate limiter) is serialised across threads and
+worker processes, and a busy writer is waited for (``busy_timeout``) instead of failing.
+On PostgreSQL the same code locks the rows it reads (``SELECT ... FOR UPDATE``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import sqlalchemy as sa
+
+from pipelines.settings import Settings
+
+metadata = sa.MetaData()
+
+SQLITE_BUSY_TIMEOUT_SECONDS = 30
+
+
+def create_state_engine(settings: Settings) -> sa.Engine:
+    """An engine on the state database, its tables created if missing."""
+    url = sa.make_url(settings.state_database_url)
+    if url.get_backend_name() != "sqlite":
+        engine = sa.create_engine(url, pool_pre_ping=True)
+    else:
+        if settings.state_url is None:
+            settings.state_dir.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(
+            url,
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS, "check_same_thread": False},
+        )
+        _serialise_sqlite_writes(engine)
+    # importing the modules that declare tables registers them on `metadata`
+    from pipelines.state import keys, limits, watches  # noqa: F401
+
+    metadata.create_all(engine)
+    return engine
+
+
+def _serialise_sqlite_writes(engine: sa.Engine) -> None:
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        cursor.execute("pragma journal_mode=wal")
+        cursor.execute("pragma synchronous=normal")  # durable at every checkpoint, fast commits
+        cursor.execute(f"pragma busy_timeout={SQLITE_BUSY_TIMEOUT_SECONDS * 1000}")
+        cursor.execute("pragma foreign_keys=on")
+        cursor.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _on_begin(connection: sa.Connection) -> None:
+        connection.exec_driver_sql("begin immediate")
+
+
+@contextmanager
+def state_store(settings: Settings) -> Iterator[sa.Engine]:
+    """The state database for the length of a command."""
+    engine = create_state_engine(settings)
+    try:
+        yield engine
+    finally:
+        engine.dispose()

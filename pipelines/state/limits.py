@@ -1,0 +1,281 @@
+"""Plans, rate limits and premium-check quotas (SPEC 5, 8), counted in the state database.
+
+Windows are aligned to the clock in Australia/Brisbane (AEST, UTC+10, no daylight saving):
+a minute window is one calendar minute, an hour one clock hour, a day runs from midnight to
+midnight in Brisbane, a month is the calendar month in Brisbane. Each (key, counter, window)
+is one row of ``rate_counters``; a request is admitted only if every window of its plan has
+room, and then every window is incremented, in one transaction that holds the write lock
+(``BEGIN IMMEDIATE`` on SQLite, row locks on PostgreSQL). Counting is therefore exact across
+threads and worker processes. Refused requests change nothing (CONTRACT decision 11).
+
+The day rows are kept: they are the per-key, per-day usage ``bvs keys list`` shows. Minute
+and hour rows of past windows are deleted when the key opens a new window.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import sqlalchemy as sa
+
+from pipelines.settings import BRISBANE
+from pipelines.state.db import metadata
+
+PERIODS = ("minute", "hour", "day", "month")
+PREMIUM_CHECKS = ("phone", "street_view")
+
+rate_counters = sa.Table(
+    "rate_counters",
+    metadata,
+    sa.Column("key_id", sa.String(12), primary_key=True),
+    sa.Column("counter", sa.String(40), primary_key=True),  # minute | hour | day | month:phone …
+    sa.Column("window_start", sa.String(16), primary_key=True),  # Brisbane time, sortable
+    sa.Column("count", sa.Integer, nullable=False),
+)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A plan's request limits (None: no limit in that window) and monthly premium quota."""
+
+    name: str
+    label: str
+    api_access: bool
+    per_minute: int | None
+    per_hour: int | None
+    per_day: int | None
+    premium_per_month: int | None  # for each of phone and street view; None = unlimited
+
+    def request_limits(self) -> dict[str, int | None]:
+        """Counter -> limit for every request. The day is always counted (it is the usage)."""
+        limits: dict[str, int | None] = {"day": self.per_day}
+        if self.per_minute is not None:
+            limits["minute"] = self.per_minute
+        if self.per_hour is not None:
+            limits["hour"] = self.per_hour
+        return limits
+
+
+# SPEC 8's plan table. Free: 10 per hour is listed, but "no access" on the robot API (403).
+DEFAULT_PLANS: dict[str, Plan] = {
+    "free": Plan("free", "Free", False, None, 10, None, 0),
+    "individual": Plan("individual", "Individual", True, 10, 100, 100, 30),
+    "enterprise": Plan("enterprise", "Enterprise", True, 100, 1000, 1000, None),
+}
+
+
+def load_plans(overrides: str | None = None) -> dict[str, Plan]:
+    """The plan table, with a deployment's overrides (``BVS_PLAN_LIMITS``, JSON such as
+    ``{"enterprise": {"per_minute": 6000}}``) applied: negotiated limits, load tests."""
+    plans = dict(DEFAULT_PLANS)
+    if not overrides:
+        return plans
+    try:
+        changes = json.loads(overrides)
+        for name, values in changes.items():
+            plans[name] = replace(plans[name], **values)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"BVS_PLAN_LIMITS is not a valid plan override: {exc}") from exc
+    return plans
+
+
+def window_bounds(period: str, now: dt.datetime) -> tuple[str, dt.datetime]:
+    """(label, end) of the window of ``period`` that holds ``now``; end is when it resets."""
+    local = now.astimezone(BRISBANE)
+    if period == "minute":
+        start = local.replace(second=0, microsecond=0)
+        return start.strftime("%Y-%m-%dT%H:%M"), start + dt.timedelta(minutes=1)
+    if period == "hour":
+        start = local.replace(minute=0, second=0, microsecond=0)
+        return start.strftime("%Y-%m-%dT%H"), start + dt.timedelta(hours=1)
+    if period == "day":
+        day = local.date()
+        end = dt.datetime.combine(day + dt.timedelta(days=1), dt.time(), BRISBANE)
+        return day.isoformat(), end
+    if period == "month":
+        first = local.date().replace(day=1)
+        following = (first + dt.timedelta(days=32)).replace(day=1)
+        return first.strftime("%Y-%m"), dt.datetime.combine(following, dt.time(), BRISBANE)
+    raise ValueError(f"unknown period {period!r}")
+
+
+@dataclass(frozen=True)
+class Window:
+    counter: str
+    limit: int | None
+    used: int
+    resets_at: dt.datetime
+
+    @property
+    def remaining(self) -> int | None:
+        return None if self.limit is None else max(0, self.limit - self.used)
+
+    @property
+    def period(self) -> str:
+        return self.counter.split(":", 1)[0]
+
+    def describe(self) -> str:
+        what = "requests" if ":" not in self.counter else f"{self.counter.split(':', 1)[1]} checks"
+        return f"{self.limit} {what} per {self.period}"
+
+
+@dataclass(frozen=True)
+class Decision:
+    allowed: bool
+    now: dt.datetime
+    windows: tuple[Window, ...] = field(default_factory=tuple)
+
+    @property
+    def exceeded(self) -> list[Window]:
+        return (
+            [w for w in self.windows if w.limit is not None and w.used >= w.limit]
+            if (not self.allowed)
+            else []
+        )
+
+    @property
+    def tightest(self) -> Window | None:
+        """The limited window with the fewest requests left (ties: the one resetting last)."""
+        limited = [w for w in self.windows if w.limit is not None]
+        if not limited:
+            return None
+        return min(limited, key=lambda w: (w.remaining, -w.resets_at.timestamp()))
+
+    @property
+    def retry_after(self) -> int:
+        """Seconds until every exceeded window has reset (at least 1)."""
+        ends = [w.resets_at for w in self.exceeded]
+        if not ends:
+            return 0
+        return max(1, math.ceil((max(ends) - self.now).total_seconds()))
+
+    def headers(self) -> dict[str, str]:
+        """X-RateLimit-* of the tightest window (CONTRACT decision 11)."""
+        window = self.tightest
+        if window is None:
+            return {}
+        return {
+            "X-RateLimit-Limit": str(window.limit),
+            "X-RateLimit-Remaining": str(window.remaining),
+            "X-RateLimit-Reset": str(math.ceil(window.resets_at.timestamp())),
+        }
+
+
+def _insert_missing(conn: sa.Connection, rows: list[dict[str, Any]]) -> int:
+    """Create the counter rows that do not exist yet; returns how many were created."""
+    dialect = conn.dialect.name
+    if dialect in ("sqlite", "postgresql"):
+        from sqlalchemy.dialects import postgresql, sqlite
+
+        insert = sqlite.insert if dialect == "sqlite" else postgresql.insert
+        statement = insert(rate_counters).values(rows).on_conflict_do_nothing()
+        return int(conn.execute(statement).rowcount or 0)
+    created = 0  # other servers: the transaction's lock makes check-then-insert safe enough
+    for row in rows:
+        found = conn.execute(
+            sa.select(rate_counters.c.count).where(
+                (rate_counters.c.key_id == row["key_id"])
+                & (rate_counters.c.counter == row["counter"])
+                & (rate_counters.c.window_start == row["window_start"])
+            )
+        ).first()
+        if found is None:
+            conn.execute(sa.insert(rate_counters).values(**row))
+            created += 1
+    return created
+
+
+def consume(
+    conn: sa.Connection,
+    key_id: str,
+    limits: Mapping[str, int | None],
+    now: dt.datetime,
+    *,
+    cost: int = 1,
+    dry_run: bool = False,
+) -> Decision:
+    """Count ``cost`` against every window in ``limits`` (counter -> limit, None = counted
+    but unlimited) if each has room; otherwise change nothing. Runs in the caller's
+    transaction, which must hold the write lock (``pipelines.state.db``)."""
+    bounds = {counter: window_bounds(counter.split(":", 1)[0], now) for counter in limits}
+    pairs = [(counter, label) for counter, (label, _end) in bounds.items()]
+    created = 0
+    if not dry_run:
+        created = _insert_missing(
+            conn,
+            [
+                {"key_id": key_id, "counter": counter, "window_start": label, "count": 0}
+                for counter, label in pairs
+            ],
+        )
+    c = rate_counters.c
+    in_windows = (c.key_id == key_id) & sa.tuple_(c.counter, c.window_start).in_(pairs)
+    used = {
+        row.counter: int(row.used)
+        for row in conn.execute(
+            sa.select(c.counter, c.count.label("used")).where(in_windows).with_for_update()
+        )
+    }
+    windows = [
+        Window(counter, limit, used.get(counter, 0), bounds[counter][1])
+        for counter, limit in limits.items()
+    ]
+    allowed = all(w.limit is None or w.used + cost <= w.limit for w in windows)
+    if allowed and not dry_run:
+        conn.execute(sa.update(rate_counters).where(in_windows).values(count=c.count + cost))
+        windows = [replace(w, used=w.used + cost) for w in windows]
+        if created:
+            _forget_past_windows(conn, key_id, bounds)
+    return Decision(allowed=allowed, now=now, windows=tuple(windows))
+
+
+def _forget_past_windows(
+    conn: sa.Connection, key_id: str, bounds: Mapping[str, tuple[str, dt.datetime]]
+) -> None:
+    c = rate_counters.c
+    for counter in ("minute", "hour"):
+        if counter in bounds:
+            conn.execute(
+                sa.delete(rate_counters).where(
+                    (c.key_id == key_id)
+                    & (c.counter == counter)
+                    & (c.window_start < bounds[counter][0])
+                )
+            )
+
+
+def daily_usage(engine: sa.Engine, now: dt.datetime) -> dict[str, dict[str, int]]:
+    """Per key: requests today (Brisbane) and in total, from the day counters."""
+    today, _end = window_bounds("day", now)
+    c = rate_counters.c
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(
+                c.key_id,
+                sa.func.sum(sa.case((c.window_start == today, c.count), else_=0)).label("today"),
+                sa.func.sum(c.count).label("total"),
+                sa.func.count().label("days"),
+            )
+            .where(c.counter == "day")
+            .group_by(c.key_id)
+        ).all()
+    return {
+        r.key_id: {"today": int(r.today or 0), "total": int(r.total or 0), "days": int(r.days)}
+        for r in rows
+    }
+
+
+def usage_by_day(engine: sa.Engine, key_id: str) -> list[tuple[str, int]]:
+    c = rate_counters.c
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(c.window_start, c.count.label("used"))
+            .where((c.key_id == key_id) & (c.counter == "day"))
+            .order_by(c.window_start)
+        ).all()
+    return [(str(r.window_start), int(r.used)) for r in rows]

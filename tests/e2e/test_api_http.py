@@ -1,0 +1,548 @@
+"""The read API over real HTTP on 127.0.0.1, answering from the snapshot `bvs run` published.
+
+Each test gets its own data folder (a copy of the published snapshot, a fresh state
+database) and a uvicorn server in a thread with an injectable clock, so rate-limit windows
+and the Brisbane midnight reset are tested without waiting. `test_workers_share_exact_counts`
+runs the real `bvs serve` with two worker processes.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import datetime as dt
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pytest
+import requests
+import uvicorn
+
+from pipelines.api.app import create_app
+from pipelines.serving.lookup import build_verify_lookup
+from pipelines.settings import BRISBANE, Settings, get_settings
+from pipelines.state.db import state_store
+from pipelines.state.keys import create_key, revoke_key
+from pipelines.warehouse.snapshot import current_snapshot, publish_snapshot
+
+pytestmark = pytest.mark.slow
+
+BVS = str(Path(sys.executable).with_name("bvs"))
+BASE = "/api/robot"
+# 2026-11-23 10:00:30 in Brisbane (UTC+10, no daylight saving)
+START = dt.datetime(2026, 11, 23, 0, 0, 30, tzinfo=dt.UTC)
+
+
+class Clock:
+    def __init__(self, now: dt.datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> dt.datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += dt.timedelta(**delta)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Api:
+    url: str
+    settings: Settings
+    clock: Clock
+    session: requests.Session
+
+    def key(self, plan: str = "individual", name: str = "test") -> str:
+        with state_store(self.settings) as engine:
+            secret, _ = create_key(engine, name, plan)
+        return secret
+
+    def get(self, path: str, key: str | None = None, **params: object) -> requests.Response:
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        return self.session.get(self.url + path, params=params, headers=headers, timeout=30)
+
+
+def _data_copy(source: Path, target: Path) -> Path:
+    """The published serving folder (and the warehouse, to publish again) in a new place."""
+    target.mkdir(parents=True)
+    shutil.copytree(source / "serving", target / "serving")
+    shutil.copy2(source / "warehouse.duckdb", target / "warehouse.duckdb")
+    return target
+
+
+@pytest.fixture(scope="module")
+def published(pipeline_world: dict) -> Path:
+    data = pipeline_world["data"]
+    info = current_snapshot(get_settings(data_dir=data))
+    assert info is not None and "verify" in info.sidecars, "run publishes the verify lookup"
+    return data
+
+
+def _serve(settings: Settings, clock: Clock) -> Iterator[Api]:
+    port = _free_port()
+    app = create_app(settings, clock=clock)
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "server did not start"
+        time.sleep(0.05)
+    with requests.Session() as session:
+        yield Api(f"http://127.0.0.1:{port}", settings, clock, session)
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def api(published: Path, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Api]:
+    data = _data_copy(published, tmp_path / "data")
+    overrides = getattr(request, "param", None)
+    settings = get_settings(
+        data_dir=data, warehouse_path=data / "warehouse.duckdb", plan_limits=overrides
+    )
+    yield from _serve(settings, Clock(START))
+
+
+@pytest.fixture(scope="module")
+def abns(published: Path) -> dict[str, str]:
+    info = current_snapshot(get_settings(data_dir=published))
+    assert info is not None
+    con = duckdb.connect(str(info.path), read_only=True)
+    try:
+        flagged = con.execute(
+            "select abn from marts.verifications where flag_count > 0 order by abn limit 1"
+        ).fetchone()
+        plain = con.execute(
+            "select abn from marts.verifications where status = 'Active' order by abn limit 1"
+        ).fetchone()
+        listed = con.execute(
+            "select ticker from marts.squeeze_latest where market = 'asx' and score is not null"
+            " order by ticker limit 1"
+        ).fetchone()
+    finally:
+        con.close()
+    assert flagged and plain and listed
+    return {"flagged": flagged[0], "plain": plain[0], "ticker": listed[0]}
+
+
+def _only_message(response: requests.Response) -> str:
+    body = response.json()
+    assert list(body) == ["message"], body
+    assert isinstance(body["message"], str) and body["message"]
+    return str(body["message"])
+
+
+def _limits(response: requests.Response) -> tuple[int, int, int]:
+    h = response.headers
+    return int(h["X-RateLimit-Limit"]), int(h["X-RateLimit-Remaining"]), int(h["X-RateLimit-Reset"])
+
+
+# ------------------------------------------------------------------------------------ verify
+
+
+def test_verify_by_path_and_query_carry_both_shapes_and_every_check(
+    api: Api, abns: dict[str, str]
+) -> None:
+    key = api.key("enterprise")
+    by_path = api.get(f"{BASE}/verify/{abns['flagged']}", key)
+    by_query = api.get(f"{BASE}/verify", key, abn=abns["flagged"])
+    assert by_path.status_code == by_query.status_code == 200
+    body = by_path.json()
+    for member in (
+        "abn", "entity", "status", "generated_at", "assurance_score", "risk", "viper", "ppsr",
+        "insolvency", "asic", "conduct", "domain", "email", "address", "phone", "street_view",
+        "risk_score", "checks",
+    ):  # fmt: skip
+        assert member in body, member
+    assert body["abn"] == abns["flagged"]
+    assert body["risk"]["flags"], "this ABN has flags in the mart"
+    assert len(body["checks"]) == 36
+    assert body["asic"] == body["checks"]["company_status"]
+    assert {k: v for k, v in by_query.json().items() if k not in ("generated_at", "cached")} == {
+        k: v for k, v in body.items() if k not in ("generated_at", "cached")
+    }
+
+
+def test_checks_narrow_the_tiles_and_the_score(api: Api, abns: dict[str, str]) -> None:
+    key = api.key("enterprise")
+    full = api.get(f"{BASE}/verify/{abns['plain']}", key).json()
+    narrow = api.get(f"{BASE}/verify/{abns['plain']}", key, checks="abn_status,gst").json()
+    assert list(narrow["checks"]) == ["abn_status", "gst"]
+    weights = {c: full["checks"][c]["weight"] for c in ("abn_status", "gst")}
+    share = {"PASS": 1.0, "WARN": 0.5, "FAIL": 0.0}
+    points = sum(share[full["checks"][c]["status"]] * w for c, w in weights.items())
+    assert narrow["assurance_score"] == round(100 * points / sum(weights.values()), 1)
+
+
+def test_cache_true_serves_the_rendered_result_and_false_renders_again(
+    api: Api, abns: dict[str, str]
+) -> None:
+    key = api.key("enterprise")
+    first = api.get(f"{BASE}/verify/{abns['plain']}", key).json()
+    api.clock.advance(hours=1)
+    again = api.get(f"{BASE}/verify/{abns['plain']}", key).json()
+    fresh = api.get(f"{BASE}/verify/{abns['plain']}", key, cache="false").json()
+    assert (first["cached"], again["cached"], fresh["cached"]) == (False, True, False)
+    assert again["generated_at"] == first["generated_at"]
+    assert fresh["generated_at"] > first["generated_at"]
+    api.clock.advance(hours=24)  # older than the 24-hour cache window: rendered again
+    later = api.get(f"{BASE}/verify/{abns['plain']}", key).json()
+    assert later["cached"] is False
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "status", "words"),
+    [
+        (f"{BASE}/verify/1234567890", {}, 400, "11 digits"),
+        (f"{BASE}/verify/12345678901", {}, 400, "checksum"),
+        (f"{BASE}/verify/53004085616", {"checks": "abn_status,nope"}, 400, "unknown check"),
+        (f"{BASE}/verify/53004085616", {}, 404, "not found"),
+        (f"{BASE}/verify", {}, 400, "abn"),
+        (f"{BASE}/verify/53004085616", {"cache": "maybe"}, 400, "cache"),
+        (f"{BASE}/squeeze", {"limit": 0}, 400, "limit"),
+        (f"{BASE}/squeeze", {"limit": 501}, 400, "limit"),
+        (f"{BASE}/squeeze", {"market": "moon"}, 400, "market"),
+        (f"{BASE}/squeeze", {"tier": "hot"}, 400, "tier"),
+        (f"{BASE}/squeeze/NOSUCH", {}, 404, "no squeeze score"),
+        (f"{BASE}/network", {"abns": ",".join(["53004085616"] * 2 + ["x"])}, 400, "malformed"),
+        (f"{BASE}/nowhere", {}, 404, "no such endpoint"),
+    ],
+)
+def test_bad_requests_get_a_message_and_the_right_status(
+    api: Api, path: str, params: dict, status: int, words: str
+) -> None:
+    key = api.key("enterprise")
+    response = api.get(path, key, **params)
+    assert response.status_code == status, response.text
+    assert words in _only_message(response).lower()
+    if path != f"{BASE}/nowhere":
+        assert "X-RateLimit-Limit" in response.headers  # errors carry the headers too
+
+
+def test_post_is_refused_with_a_message(api: Api) -> None:
+    response = api.session.post(f"{api.url}{BASE}/verify/53004085616", timeout=10)
+    assert response.status_code == 405
+    assert "GET" in _only_message(response)
+
+
+# ------------------------------------------------------------------------------------ keys
+
+
+def test_missing_invalid_and_revoked_keys_get_401(api: Api, abns: dict[str, str]) -> None:
+    path = f"{BASE}/verify/{abns['plain']}"
+    assert api.get(path).status_code == 401
+    assert api.get(path, "bvs_000000000000_" + "x" * 43).status_code == 401
+    assert api.get(path, "not-a-key").status_code == 401
+    key = api.key("individual")
+    assert api.get(path, key).status_code == 200
+    tampered = key[:-1] + ("A" if key[-1] != "A" else "B")
+    assert api.get(path, tampered).status_code == 401
+    with state_store(api.settings) as engine:
+        revoke_key(engine, key.split("_")[1])
+    refused = api.get(path, key)
+    assert refused.status_code == 401, "revocation takes effect on the next request"
+    assert "revoked" in _only_message(refused)
+    assert "X-RateLimit-Limit" not in refused.headers
+
+
+def test_free_plan_gets_403_and_spends_nothing(api: Api, abns: dict[str, str]) -> None:
+    key = api.key("free")
+    for _ in range(3):
+        refused = api.get(f"{BASE}/verify/{abns['plain']}", key)
+        assert refused.status_code == 403
+        assert "Individual plan" in _only_message(refused)
+        assert _limits(refused)[:2] == (10, 10)  # Free's hourly window, untouched
+
+
+def test_keys_are_stored_hashed_and_listed_with_usage(api: Api, abns: dict[str, str]) -> None:
+    key = api.key("individual", name="usage")
+    for _ in range(3):
+        api.get(f"{BASE}/verify/{abns['plain']}", key)
+    api.get(f"{BASE}/verify/{abns['plain']}", "bvs_" + key[4:16] + "_" + "y" * 43)  # 401
+    state = api.settings.state_dir / "bvs.sqlite"
+    assert key.split("_", 2)[2].encode() not in state.read_bytes()
+    env = {**os.environ, "BVS_DATA_DIR": str(api.settings.data_dir)}
+    listed = subprocess.run(
+        [BVS, "keys", "list", "--json"], env=env, capture_output=True, text=True, check=True
+    )
+    (row,) = [r for r in json.loads(listed.stdout) if r["name"] == "usage"]
+    # the fake clock's day (2026-11-23 in Brisbane) is not the real today: it is the total
+    assert row["requests_total"] == 3 and row["plan"] == "individual"
+
+
+# ------------------------------------------------------------------------------------ limits
+
+
+def test_minute_window_admits_the_plan_limit_then_429_until_the_next_minute(
+    api: Api, abns: dict[str, str]
+) -> None:
+    key = api.key("individual")  # 10 a minute, 100 an hour, 100 a day
+    path = f"{BASE}/verify/{abns['plain']}"
+    minute_end = int(dt.datetime(2026, 11, 23, 0, 1, tzinfo=dt.UTC).timestamp())
+    seen = []
+    for _ in range(10):
+        response = api.get(path, key)
+        assert response.status_code == 200
+        seen.append(_limits(response))
+    assert [s[1] for s in seen] == list(range(9, -1, -1))
+    assert {(s[0], s[2]) for s in seen} == {(10, minute_end)}
+    refused = api.get(path, key)
+    assert refused.status_code == 429
+    message = _only_message(refused)
+    assert "10 requests per minute" in message and "Individual" in message
+    assert int(refused.headers["Retry-After"]) == minute_end - int(START.timestamp())
+    api.clock.advance(seconds=30)  # 10:01:00 in Brisbane: a new minute
+    admitted = api.get(path, key)
+    assert admitted.status_code == 200
+    # 11 requests made, 1 refused: the hour has 100 - 11 left, the minute 9
+    assert _limits(admitted)[:2] == (10, 9)
+
+
+@pytest.mark.parametrize(
+    "api", [json.dumps({"individual": {"per_minute": 1000, "per_day": 1000}})], indirect=True
+)
+def test_hour_window_is_aligned_to_the_clock(api: Api, abns: dict[str, str]) -> None:
+    key = api.key("individual")  # 100 an hour
+    path = f"{BASE}/verify/{abns['plain']}"
+    api.clock.now = dt.datetime(2026, 11, 23, 0, 59, 0, tzinfo=dt.UTC)  # 10:59 Brisbane
+    for _ in range(100):
+        assert api.get(path, key).status_code == 200
+    refused = api.get(path, key)
+    assert refused.status_code == 429 and "100 requests per hour" in _only_message(refused)
+    assert int(refused.headers["Retry-After"]) == 60
+    api.clock.advance(minutes=1)  # 11:00: the hour window began on the hour
+    assert api.get(path, key).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "api",
+    [json.dumps({"individual": {"per_minute": 100, "per_hour": 100, "per_day": 5}})],
+    indirect=True,
+)
+def test_day_window_resets_at_midnight_in_brisbane(api: Api, abns: dict[str, str]) -> None:
+    key = api.key("individual")
+    path = f"{BASE}/verify/{abns['plain']}"
+    api.clock.now = dt.datetime(2026, 11, 23, 13, 58, tzinfo=dt.UTC)  # 23:58 in Brisbane
+    midnight = dt.datetime(2026, 11, 24, tzinfo=BRISBANE)
+    for _ in range(5):
+        response = api.get(path, key)
+        assert response.status_code == 200
+    assert _limits(response) == (5, 0, int(midnight.timestamp()))
+    api.clock.advance(minutes=1)  # 23:59 Brisbane, still the same day
+    refused = api.get(path, key)
+    assert refused.status_code == 429 and "5 requests per day" in _only_message(refused)
+    assert int(refused.headers["Retry-After"]) == 60
+    api.clock.now = dt.datetime(2026, 11, 23, 14, 0, tzinfo=dt.UTC)  # 00:00 Brisbane, 24th
+    assert api.get(path, key).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "api", [json.dumps({"individual": {"premium_per_month": 2}})], indirect=True
+)
+def test_premium_checks_are_counted_per_month_and_then_rate_limited(
+    api: Api, abns: dict[str, str]
+) -> None:
+    key = api.key("individual")
+    path = f"{BASE}/verify/{abns['plain']}"
+    for _ in range(2):
+        tiles = api.get(path, key).json()["checks"]
+        assert "rate_limited" not in tiles["phone"]
+    api.clock.advance(minutes=1)
+    limited = api.get(path, key).json()
+    assert limited["checks"]["phone"]["status"] == "N/A"
+    assert limited["checks"]["phone"]["rate_limited"] == {"retry_at": "2026-11-30T14:00:00Z"}
+    assert limited["checks"]["street_view"]["rate_limited"]
+    assert "rate_limited" not in limited["checks"]["abn_status"]
+    # a request without the premium tiles spends none
+    assert api.get(path, key, checks="abn_status").status_code == 200
+    api.clock.now = dt.datetime(2026, 11, 30, 14, 0, tzinfo=dt.UTC)  # 1 December, Brisbane
+    assert "rate_limited" not in api.get(path, key).json()["checks"]["phone"]
+
+
+def test_enterprise_has_no_premium_quota(api: Api, abns: dict[str, str]) -> None:
+    key = api.key("enterprise")
+    for _ in range(35):
+        body = api.get(f"{BASE}/verify/{abns['plain']}", key, checks="phone").json()
+        assert "rate_limited" not in body["checks"]["phone"]
+
+
+# ------------------------------------------------------------------------------------ others
+
+
+def test_squeeze_viper_search_network_alerts_and_health(
+    api: Api, abns: dict[str, str], pipeline_world: dict
+) -> None:
+    key = api.key("enterprise")
+    one = api.get(f"{BASE}/squeeze/{abns['ticker']}", key)
+    assert one.status_code == 200
+    assert set(one.json()) >= {
+        "ticker", "score", "short_interest", "days_to_cover", "momentum", "volume_ratio",
+        "updated_at",
+    }  # fmt: skip
+    listed = api.get(f"{BASE}/squeeze", key, market="ASX", limit=3).json()
+    assert 0 < len(listed["signals"]) <= 3
+    assert {"ticker", "squeeze_score", "signal_tier"} <= set(listed["signals"][0])
+    (live,) = [m for m in pipeline_world["planted"]["market"] if m["kind"] == "live_campaign"]
+    viper = api.get(f"{BASE}/viper/{live['ticker']}", key).json()
+    assert viper["active_campaigns"] is True and viper["pattern_match_score"] is not None
+    entity = api.get(f"{BASE}/verify/{abns['plain']}", key).json()["entity"]
+    found = api.get(f"{BASE}/search", key, q=entity).json()
+    assert found["results"][0]["abn"] == abns["plain"]
+    net = api.get(f"{BASE}/network", key, abns=f"{abns['plain']},{abns['flagged']}")
+    assert net.status_code == 200 and "shared_directors" in net.json()
+    alerts = api.get(f"{BASE}/alerts", key)
+    assert alerts.json() == {"alerts": [], "next_cursor": 0}
+    health = api.session.get(f"{api.url}/health", timeout=10)
+    assert health.status_code == 200 and health.json()["status"] == "ok"
+    assert "X-RateLimit-Limit" not in health.headers
+
+
+def test_alerts_are_the_key_owners_since_the_cursor(api: Api, pipeline_world: dict) -> None:
+    from pipelines.state.watches import add_watch, evaluate
+    from pipelines.warehouse.snapshot import open_snapshot
+
+    (live,) = [m for m in pipeline_world["planted"]["market"] if m["kind"] == "live_campaign"]
+    with state_store(api.settings) as engine:
+        mine, _ = create_key(engine, "mine", "individual", owner="acme")
+        theirs, _ = create_key(engine, "theirs", "individual", owner="other")
+        created = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
+        add_watch(engine, "acme", "activist", ticker=live["ticker"], now=created)
+        add_watch(engine, "other", "activist", ticker=live["ticker"], now=created)
+        con = open_snapshot(api.settings)
+        try:
+            raised = evaluate(engine, con)
+        finally:
+            con.close()
+    assert len(raised) == 2
+    body = api.get(f"{BASE}/alerts", mine).json()
+    assert [a["kind"] for a in body["alerts"]] == ["activist"]
+    assert body["alerts"][0]["ticker"] == live["ticker"]
+    after = api.get(f"{BASE}/alerts", mine, since=body["next_cursor"]).json()
+    assert after == {"alerts": [], "next_cursor": body["next_cursor"]}
+    assert len(api.get(f"{BASE}/alerts", theirs).json()["alerts"]) == 1
+
+
+def test_openapi_document_lists_every_endpoint_with_errors(api: Api) -> None:
+    doc = api.session.get(f"{api.url}/openapi.json", timeout=10).json()
+    paths = set(doc["paths"])
+    assert {
+        f"{BASE}/verify/{{abn}}", f"{BASE}/verify", f"{BASE}/squeeze/{{ticker}}",
+        f"{BASE}/squeeze", f"{BASE}/viper/{{ticker}}", f"{BASE}/viper", f"{BASE}/search",
+        f"{BASE}/network", f"{BASE}/alerts", "/health",
+    } <= paths  # fmt: skip
+    verify_get = doc["paths"][f"{BASE}/verify/{{abn}}"]["get"]
+    assert {"200", "400", "401", "403", "404", "429"} <= set(verify_get["responses"])
+    assert verify_get["security"], "the bearer key is declared"
+
+
+# ------------------------------------------------------------------------------------ snapshot
+
+
+def test_a_snapshot_published_during_requests_fails_none(api: Api, abns: dict[str, str]) -> None:
+    key = api.key("enterprise")
+    api.settings.plan_limits = None
+    before = api.get(f"{BASE}/verify/{abns['plain']}", key).json()["snapshot_id"]
+    stop = threading.Event()
+    statuses: Counter[int] = Counter()
+    ids: set[str] = set()
+
+    def hammer() -> None:
+        with requests.Session() as session:
+            while not stop.is_set():
+                r = session.get(
+                    f"{api.url}{BASE}/verify/{abns['plain']}",
+                    params={"cache": "false"},
+                    headers={"Authorization": f"Bearer {key}"},
+                    timeout=30,
+                )
+                statuses[r.status_code] += 1
+                if r.status_code == 200:
+                    ids.add(r.json()["snapshot_id"])
+                api.clock.advance(seconds=1)  # stay inside Enterprise's 100 a minute
+
+    worker = threading.Thread(target=hammer)
+    worker.start()
+    try:
+        time.sleep(0.3)
+        writer = duckdb.connect(str(api.settings.warehouse))
+        try:
+            info = publish_snapshot(
+                writer,
+                api.settings,
+                as_of=dt.date(2026, 11, 20),
+                sidecars={"verify": build_verify_lookup},
+            )
+        finally:
+            writer.close()
+        deadline = time.monotonic() + 10
+        while info.snapshot_id not in ids and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        worker.join(timeout=30)
+    assert set(statuses) == {200}, statuses
+    assert {before, info.snapshot_id} <= ids
+
+
+def test_workers_share_exact_counts(published: Path, tmp_path: Path, abns: dict[str, str]) -> None:
+    """200 requests at once from one key on a 100-a-minute plan, two worker processes:
+    exactly 100 admitted."""
+    data = _data_copy(published, tmp_path / "data")
+    settings = get_settings(data_dir=data)
+    with state_store(settings) as engine:
+        key, _ = create_key(engine, "burst", "enterprise")  # 100 a minute
+    port = _free_port()
+    env = {**os.environ, "BVS_DATA_DIR": str(data), "BVS_API_WORKERS": "2"}
+    server = subprocess.Popen(
+        [BVS, "serve", "--port", str(port), "--log-level", "warning"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if requests.get(f"{url}/health", timeout=2).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert time.monotonic() < deadline, "bvs serve did not start"
+            time.sleep(0.2)
+        while dt.datetime.now().second > 40:  # all 200 inside one clock minute
+            time.sleep(1)
+        barrier = threading.Barrier(200)
+
+        def one(_: int) -> int:
+            barrier.wait()
+            return requests.get(
+                f"{url}{BASE}/verify/{abns['plain']}",
+                headers={"Authorization": f"Bearer {key}"},
+                timeout=60,
+            ).status_code
+
+        with cf.ThreadPoolExecutor(max_workers=200) as pool:
+            codes = Counter(pool.map(one, range(200)))
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert codes == Counter({200: 100, 429: 100})
