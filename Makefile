@@ -61,6 +61,7 @@ bench: prepare ## benchmarks (BENCH_RECORDS ABN records, default 2,000,000; phoe
 	$(BIN)/python tests/benchmarks/bench_matching.py --names $${BENCH_NAMES:-200000} --register-names $${BENCH_REGISTER_NAMES:-5000} --recall-sample 20
 	$(BIN)/python tests/benchmarks/bench_verification.py --abns $${BENCH_VERIFY_ABNS:-2000000}
 	$(BIN)/python tests/benchmarks/bench_market.py --products $${BENCH_PRODUCTS:-2500}
+	$(BIN)/python tests/benchmarks/bench_api.py --abns $${BENCH_API_ABNS:-2000000}
 
 lint: install ## ruff and mypy
 	$(BIN)/ruff check pipelines tests

@@ -471,7 +471,9 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     )
     def alerts_since(
         auth: Admitted,
-        since: Annotated[int, Query(ge=0, description="last alert id seen; 0 for all")] = 0,
+        since: Annotated[
+            int, Query(ge=0, le=2**62, description="last alert id seen; 0 for all")
+        ] = 0,
         limit: Annotated[int, Query(ge=1, le=MAX_ALERTS, description="at most this many")] = 100,
     ) -> Response:
         from pipelines.state.watches import list_alerts

@@ -12,25 +12,21 @@ import concurrent.futures as cf
 import datetime as dt
 import json
 import os
-import shutil
-import socket
 import subprocess
 import sys
 import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 import pytest
 import requests
-import uvicorn
+from api_server import Api, Clock, data_copy, free_port, serve
 
-from pipelines.api.app import create_app
 from pipelines.serving.lookup import build_verify_lookup
-from pipelines.settings import BRISBANE, Settings, get_settings
+from pipelines.settings import BRISBANE, get_settings
 from pipelines.state.db import state_store
 from pipelines.state.keys import create_key, revoke_key
 from pipelines.warehouse.snapshot import current_snapshot, publish_snapshot
@@ -43,48 +39,6 @@ BASE = "/api/robot"
 START = dt.datetime(2026, 11, 23, 0, 0, 30, tzinfo=dt.UTC)
 
 
-class Clock:
-    def __init__(self, now: dt.datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> dt.datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += dt.timedelta(**delta)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@dataclass
-class Api:
-    url: str
-    settings: Settings
-    clock: Clock
-    session: requests.Session
-
-    def key(self, plan: str = "individual", name: str = "test") -> str:
-        with state_store(self.settings) as engine:
-            secret, _ = create_key(engine, name, plan)
-        return secret
-
-    def get(self, path: str, key: str | None = None, **params: object) -> requests.Response:
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        return self.session.get(self.url + path, params=params, headers=headers, timeout=30)
-
-
-def _data_copy(source: Path, target: Path) -> Path:
-    """The published serving folder (and the warehouse, to publish again) in a new place."""
-    target.mkdir(parents=True)
-    shutil.copytree(source / "serving", target / "serving")
-    shutil.copy2(source / "warehouse.duckdb", target / "warehouse.duckdb")
-    return target
-
-
 @pytest.fixture(scope="module")
 def published(pipeline_world: dict) -> Path:
     data = pipeline_world["data"]
@@ -93,32 +47,14 @@ def published(pipeline_world: dict) -> Path:
     return data
 
 
-def _serve(settings: Settings, clock: Clock) -> Iterator[Api]:
-    port = _free_port()
-    app = create_app(settings, clock=clock)
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.05)
-    with requests.Session() as session:
-        yield Api(f"http://127.0.0.1:{port}", settings, clock, session)
-    server.should_exit = True
-    thread.join(timeout=10)
-
-
 @pytest.fixture
 def api(published: Path, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Api]:
-    data = _data_copy(published, tmp_path / "data")
+    data = data_copy(published, tmp_path / "data")
     overrides = getattr(request, "param", None)
     settings = get_settings(
         data_dir=data, warehouse_path=data / "warehouse.duckdb", plan_limits=overrides
     )
-    yield from _serve(settings, Clock(START))
+    yield from serve(settings, Clock(START))
 
 
 @pytest.fixture(scope="module")
@@ -505,11 +441,11 @@ def test_a_snapshot_published_during_requests_fails_none(api: Api, abns: dict[st
 def test_workers_share_exact_counts(published: Path, tmp_path: Path, abns: dict[str, str]) -> None:
     """200 requests at once from one key on a 100-a-minute plan, two worker processes:
     exactly 100 admitted."""
-    data = _data_copy(published, tmp_path / "data")
+    data = data_copy(published, tmp_path / "data")
     settings = get_settings(data_dir=data)
     with state_store(settings) as engine:
         key, _ = create_key(engine, "burst", "enterprise")  # 100 a minute
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "BVS_DATA_DIR": str(data), "BVS_API_WORKERS": "2"}
     server = subprocess.Popen(
         [BVS, "serve", "--port", str(port), "--log-level", "warning"],
