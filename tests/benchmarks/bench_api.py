@@ -24,7 +24,6 @@ import json
 import os
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -115,11 +114,11 @@ def build_warehouse(base: Path, work: Path, abns: int) -> float:
 
 def publish(work: Path) -> dict:
     """Publish a snapshot of ``work``'s warehouse (with the verify lookup); returns timings."""
+    import datetime as dt
+
     from pipelines.serving.lookup import build_verify_lookup
     from pipelines.settings import get_settings
     from pipelines.warehouse.snapshot import publish_snapshot
-
-    import datetime as dt
 
     settings = get_settings(data_dir=work, warehouse_path=work / "warehouse.duckdb")
     started = time.perf_counter()
@@ -151,8 +150,7 @@ async def _load(
         while time.perf_counter() < deadline:
             path = paths[rng.randrange(len(paths))]
             request = (
-                f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                f"Authorization: Bearer {key}\r\n\r\n"
+                f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\n\r\n"
             ).encode()
             began = time.perf_counter()
             writer.write(request)
@@ -214,8 +212,14 @@ def main() -> int:
     with state_store(get_settings(data_dir=work)) as engine:
         key, _ = create_key(engine, "bench", "enterprise")
     con = duckdb.connect(str(work / "warehouse.duckdb"), read_only=True)
-    abns = [r[0] for r in con.execute("select abn from marts.verifications using sample 20000").fetchall()]
-    names = [r[0] for r in con.execute("select legal_name from marts.entities using sample 200").fetchall()]
+    abns = [
+        r[0]
+        for r in con.execute("select abn from marts.verifications using sample 20000").fetchall()
+    ]
+    names = [
+        r[0]
+        for r in con.execute("select legal_name from marts.entities using sample 200").fetchall()
+    ]
     con.close()
     port = 8000 + random.Random().randrange(1000, 2000)
     limits = json.dumps({"enterprise": {"per_minute": 10**9, "per_hour": 10**9, "per_day": 10**9}})
