@@ -424,43 +424,6 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         with snap.cursor() as cur:
             return guarded(lambda: viper_result(cur, ticker=ticker, name=name, abn=abn))
 
-    # ---------------------------------------------------------------- search and network
-
-    @app.get(
-        f"{API_PREFIX}/search",
-        tags=["search"],
-        summary="Search legal, trading and business names (five tiers)",
-        responses={200: {"model": models.SearchResponse}, **errors},
-    )
-    def search_names(
-        auth: Admitted,
-        q: Annotated[str, Query(description="name or words to look for", examples=["acme"])],
-        limit: Annotated[int | None, Query(description="1 to 100; default 20")] = None,
-    ) -> Response:
-        from pipelines.serving.search import search
-
-        snap = served()
-        with snap.cursor() as cur:
-            return guarded(lambda: search(cur, q, **({} if limit is None else {"limit": limit})))
-
-    @app.get(
-        f"{API_PREFIX}/network",
-        tags=["network"],
-        summary="Shared directors, addresses and phoenix links among up to 20 ABNs",
-        responses={200: {"model": models.NetworkResponse}, **errors, **not_found},
-    )
-    def network_of(
-        auth: Admitted,
-        abns: Annotated[
-            str, Query(description="comma-separated ABNs, at most 20", examples=["53004085616"])
-        ],
-    ) -> Response:
-        from pipelines.serving.network import network
-
-        snap = served()
-        with snap.cursor() as cur:
-            return guarded(lambda: network(cur, abns))
-
     # ---------------------------------------------------------------- alerts
 
     @app.get(

@@ -158,7 +158,6 @@ def test_cache_true_serves_the_rendered_result_and_false_renders_again(
         (f"{BASE}/squeeze", {"market": "moon"}, 400, "market"),
         (f"{BASE}/squeeze", {"tier": "hot"}, 400, "tier"),
         (f"{BASE}/squeeze/NOSUCH", {}, 404, "no squeeze score"),
-        (f"{BASE}/network", {"abns": ",".join(["53004085616"] * 2 + ["x"])}, 400, "malformed"),
         (f"{BASE}/nowhere", {}, 404, "no such endpoint"),
     ],
 )
@@ -323,7 +322,7 @@ def test_enterprise_has_no_premium_quota(api: Api, abns: dict[str, str]) -> None
 # ------------------------------------------------------------------------------------ others
 
 
-def test_squeeze_viper_search_network_alerts_and_health(
+def test_squeeze_viper_alerts_and_health(
     api: Api, abns: dict[str, str], pipeline_world: dict
 ) -> None:
     key = api.key("enterprise")
@@ -339,11 +338,6 @@ def test_squeeze_viper_search_network_alerts_and_health(
     (live,) = [m for m in pipeline_world["planted"]["market"] if m["kind"] == "live_campaign"]
     viper = api.get(f"{BASE}/viper/{live['ticker']}", key).json()
     assert viper["active_campaigns"] is True and viper["pattern_match_score"] is not None
-    entity = api.get(f"{BASE}/verify/{abns['plain']}", key).json()["entity"]
-    found = api.get(f"{BASE}/search", key, q=entity).json()
-    assert found["results"][0]["abn"] == abns["plain"]
-    net = api.get(f"{BASE}/network", key, abns=f"{abns['plain']},{abns['flagged']}")
-    assert net.status_code == 200 and "shared_directors" in net.json()
     alerts = api.get(f"{BASE}/alerts", key)
     assert alerts.json() == {"alerts": [], "next_cursor": 0}
     health = api.session.get(f"{api.url}/health", timeout=10)
@@ -381,8 +375,8 @@ def test_openapi_document_lists_every_endpoint_with_errors(api: Api) -> None:
     paths = set(doc["paths"])
     assert {
         f"{BASE}/verify/{{abn}}", f"{BASE}/verify", f"{BASE}/squeeze/{{ticker}}",
-        f"{BASE}/squeeze", f"{BASE}/viper/{{ticker}}", f"{BASE}/viper", f"{BASE}/search",
-        f"{BASE}/network", f"{BASE}/alerts", "/health",
+        f"{BASE}/squeeze", f"{BASE}/viper/{{ticker}}", f"{BASE}/viper", f"{BASE}/alerts",
+        "/health",
     } <= paths  # fmt: skip
     verify_get = doc["paths"][f"{BASE}/verify/{{abn}}"]["get"]
     assert {"200", "400", "401", "403", "404", "429"} <= set(verify_get["responses"])
