@@ -469,6 +469,7 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         ("marts", "match_liquidators", "BASE TABLE"),
         ("marts", "match_ppsr", "BASE TABLE"),
         ("marts", "match_registers", "BASE TABLE"),
+        ("marts", "network_officeholders", "BASE TABLE"),
         ("marts", "phoenix_assessments", "BASE TABLE"),
         ("marts", "phoenix_links", "BASE TABLE"),
         ("marts", "risk_flags", "BASE TABLE"),

@@ -70,6 +70,7 @@ EXPECTED_KEYS = [
     "marts/match_liquidators",
     "marts/match_ppsr",
     "marts/match_registers",
+    "marts/network_officeholders",
     "marts/phoenix_assessments",
     "marts/phoenix_links",
     "marts/risk_flags",
