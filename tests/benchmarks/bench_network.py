@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import shutil
 import statistics
 import sys
 import time
@@ -119,7 +120,10 @@ def main() -> int:
     args = parser.parse_args()
     folder = generate(args.companies, args.officeholders)
     work = prepare(folder)
-    result = measure(work, args.repeat)
+    try:
+        result = measure(work, args.repeat)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(result))
     print(
         f"network_officeholders, {args.companies:,} companies,"
