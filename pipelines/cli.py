@@ -216,6 +216,13 @@ def cmd_viper(args: argparse.Namespace, settings: Settings) -> int:
     )
 
 
+def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
+    """The home-page search over legal, business and trading names (SPEC 4.4)."""
+    from pipelines.serving.search import search
+
+    return _print_from_snapshot(settings, lambda con: search(con, args.query, limit=args.limit))
+
+
 def cmd_watch(args: argparse.Namespace, settings: Settings) -> int:
     """Add, list or remove watches (SPEC 2.9), kept in the state database."""
     from pipelines.state.watches import WatchError, add_watch, list_watches, remove_watch, store
@@ -390,6 +397,11 @@ def build_parser() -> argparse.ArgumentParser:
     viper.add_argument("--name", help="company name (or part of it)")
     viper.add_argument("--abn", help="the target's ABN")
     viper.set_defaults(func=cmd_viper)
+
+    search = sub.add_parser("search", help="search legal, business and trading names, as JSON")
+    search.add_argument("query", help="a name or some of its words")
+    search.add_argument("--limit", type=int, default=20, help="how many results, 1-100 (20)")
+    search.set_defaults(func=cmd_search)
 
     watch = sub.add_parser("watch", help="add, list or remove squeeze and activist watches")
     watch.add_argument("action", choices=("add", "list", "remove"))

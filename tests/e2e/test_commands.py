@@ -269,6 +269,31 @@ def test_verify_command_refuses_a_malformed_abn(world: dict) -> None:
     }
 
 
+def test_search_command_labels_a_trading_name_with_the_legal_name_beneath(world: dict) -> None:
+    """SPEC 4.4 on the sample: a trading name typed in full is the first result (exact,
+    T3a), labelled with the trading name, the legal name beneath; --limit bounds the list;
+    a blank query is refused as the API would (400 -> exit code 2)."""
+    with duckdb.connect(str(_snapshot(world["data"])), read_only=True) as con:
+        abn, name, legal_name = con.execute(
+            "select abn, name, legal_name from marts.search_names"
+            " where name_kind = 'trading' and search_key in ("
+            "   select search_key from marts.search_names group by search_key"
+            "   having count(*) = 1)"
+            " order by name_id limit 1"
+        ).fetchall()[0]
+    result = _run(["search", name], world["env"])
+    assert result.returncode == 0, result.stdout + result.stderr
+    first = json.loads(result.stdout)["results"][0]
+    assert (first["abn"], first["tier"], first["exact"]) == (abn, "T3a", True)
+    assert (first["label"], first["legal_name"]) == (name, legal_name)
+
+    limited = json.loads(_run(["search", name.split()[0], "--limit", "3"], world["env"]).stdout)
+    assert 1 <= limited["count"] == len(limited["results"]) <= 3
+    refused = _run(["search", "  "], world["env"])
+    assert refused.returncode == 2
+    assert json.loads(refused.stdout) == {"message": "the search query is empty"}
+
+
 def test_squeeze_scores_tell_planted_squeezers_from_calm_names(world: dict) -> None:
     """SPEC 2.6 on a year of generated daily files: the planted squeezers (short interest
     15-25 %, volume 3-6x, price up) score HIGH, the calm names LOW; `bvs squeeze` prints it."""
