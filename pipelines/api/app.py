@@ -26,6 +26,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pipelines.api import models
 from pipelines.api.snapshots import Served, SnapshotHolder
+from pipelines.serving import search as search_limits
+from pipelines.serving.market import MARKETS, MAX_LIMIT, TIERS, squeeze_list, squeeze_ticker
+from pipelines.serving.market import viper as viper_result
+from pipelines.serving.network import MAX_ABNS, network
+from pipelines.serving.search import search
 from pipelines.serving.verify import VerifyError, parse_abn, verify
 from pipelines.settings import BRISBANE, Settings, get_settings
 from pipelines.state.db import create_state_engine
@@ -230,9 +235,11 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         return current
 
     def guarded(build: Callable[[], Any]) -> Response:
-        """Run a serving function; its errors become {"message"} responses."""
+        """Run a serving function (a body, or a rendered Response); its errors become
+        {"message"} responses and a snapshot that cannot be read a 503."""
         try:
-            return _json(build())
+            result = build()
+            return result if isinstance(result, Response) else _json(result)
         except VerifyError as exc:
             return _error(exc.status, exc.message)
         except (ApiError, StarletteHTTPException):
@@ -325,7 +332,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         checks: Annotated[str | None, Query(description=checks_doc)] = None,
         cache: Annotated[bool, Query(description=cache_doc)] = True,
     ) -> Response:
-        return guarded_response(lambda: do_verify(auth, abn, checks, cache))
+        return guarded(lambda: do_verify(auth, abn, checks, cache))
 
     @app.get(
         f"{API_PREFIX}/verify",
@@ -340,20 +347,9 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         checks: Annotated[str | None, Query(description=checks_doc)] = None,
         cache: Annotated[bool, Query(description=cache_doc)] = True,
     ) -> Response:
-        return guarded_response(lambda: do_verify(auth, abn, checks, cache))
-
-    def guarded_response(build: Callable[[], Response]) -> Response:
-        try:
-            return build()
-        except VerifyError as exc:
-            return _error(exc.status, exc.message)
-        except duckdb.Error:
-            log.exception("snapshot query failed")
-            return _error(503, "the snapshot could not be read; try again shortly")
+        return guarded(lambda: do_verify(auth, abn, checks, cache))
 
     # ---------------------------------------------------------------- squeeze and viper
-
-    from pipelines.serving.market import MARKETS, MAX_LIMIT, TIERS, squeeze_list, squeeze_ticker
 
     @app.get(
         f"{API_PREFIX}/squeeze/{{ticker}}",
@@ -392,8 +388,6 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         with snap.cursor() as cur:
             return guarded(lambda: squeeze_list(cur, market=market, tier=tier, limit=limit))
 
-    from pipelines.serving.market import viper as viper_result
-
     @app.get(
         f"{API_PREFIX}/viper/{{ticker}}",
         tags=["viper"],
@@ -423,6 +417,42 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         snap = served()
         with snap.cursor() as cur:
             return guarded(lambda: viper_result(cur, ticker=ticker, name=name, abn=abn))
+
+    # ---------------------------------------------------------------- search and network
+
+    @app.get(
+        f"{API_PREFIX}/search",
+        tags=["search"],
+        summary="Search legal, trading and business names (five tiers)",
+        responses={200: {"model": models.SearchResponse}, **errors},
+    )
+    def search_names(
+        auth: Admitted,
+        q: Annotated[str, Query(description="name or words to look for", examples=["acme"])],
+        limit: Annotated[
+            int, Query(description=f"1 to {search_limits.MAX_LIMIT} results")
+        ] = search_limits.DEFAULT_LIMIT,
+    ) -> Response:
+        snap = served()
+        with snap.cursor() as cur:
+            return guarded(lambda: search(cur, q, limit=limit))
+
+    @app.get(
+        f"{API_PREFIX}/network",
+        tags=["network"],
+        summary="Shared directors, addresses and phoenix links among up to 20 ABNs",
+        responses={200: {"model": models.NetworkResponse}, **errors, **not_found},
+    )
+    def network_of(
+        auth: Admitted,
+        abns: Annotated[
+            str,
+            Query(description=f"comma-separated ABNs, 1 to {MAX_ABNS}", examples=["53004085616"]),
+        ],
+    ) -> Response:
+        snap = served()
+        with snap.cursor() as cur:
+            return guarded(lambda: network(cur, abns))
 
     # ---------------------------------------------------------------- alerts
 

@@ -115,18 +115,34 @@ class ViperResponse(Open):
 
 class SearchResult(Open):
     abn: str
-    label: str | None = None
-    legal_name: str | None = None
-    tier: str
+    label: str | None = Field(None, description="the matching trading name, else the legal name")
+    legal_name: str | None = Field(None, description="shown beneath a trading-name label")
+    matched_name: str | None = None
+    name_kind: str | None = None
+    name_status: str | None = None
+    tier: Literal["T1", "T2", "T3a", "T3b", "T4", "T5"] = Field(
+        description="SPEC 4.4 tier; a name typed in full is T1 (legal) or T3a with exact true"
+    )
+    exact: bool
+    score: float = Field(description="pg_trgm similarity of the query and the matched name")
+    abn_status: str | None = None
+    active: bool
+    state: str | None = None
+    postcode: str | None = None
 
 
 class SearchResponse(Open):
     query: str
+    normalised_query: str
+    count: int
     results: list[SearchResult]
 
 
 class NetworkResponse(Open):
     abns: list[str]
+    as_of: str
+    entities: list[dict[str, Any]]
+    not_found: list[str] = Field(description="requested ABNs the register does not hold")
     shared_directors: list[dict[str, Any]]
     shared_addresses: list[dict[str, Any]]
     phoenix_links: list[dict[str, Any]]

@@ -79,6 +79,25 @@ def abns(published: Path) -> dict[str, str]:
     return {"flagged": flagged[0], "plain": plain[0], "ticker": listed[0]}
 
 
+def _valid_abns(count: int) -> list[str]:
+    """`count` distinct ABNs with valid check digits (none of them in the sample)."""
+    weights = (10, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19)
+    found: list[str] = []
+    body = 900_000_000
+    while len(found) < count:
+        body += 1
+        for lead in range(10, 100):
+            digits = [int(c) for c in f"{lead}{body}"]
+            digits[0] -= 1
+            if sum(w * d for w, d in zip(weights, digits, strict=True)) % 89 == 0:
+                found.append(f"{lead}{body}")
+                break
+    return found
+
+
+_ABNS21 = _valid_abns(21)
+
+
 def _only_message(response: requests.Response) -> str:
     body = response.json()
     assert list(body) == ["message"], body
@@ -158,6 +177,12 @@ def test_cache_true_serves_the_rendered_result_and_false_renders_again(
         (f"{BASE}/squeeze", {"market": "moon"}, 400, "market"),
         (f"{BASE}/squeeze", {"tier": "hot"}, 400, "tier"),
         (f"{BASE}/squeeze/NOSUCH", {}, 404, "no squeeze score"),
+        (f"{BASE}/search", {"q": "   "}, 400, "empty"),
+        (f"{BASE}/search", {"q": "acme", "limit": 101}, 400, "limit"),
+        (f"{BASE}/search", {}, 400, "q"),
+        (f"{BASE}/network", {"abns": "53004085616,1234"}, 400, "11 digits"),
+        (f"{BASE}/network", {"abns": ",".join(["53004085616"] * 2 + _ABNS21)}, 400, "at most 20"),
+        (f"{BASE}/network", {"abns": "53004085616"}, 404, "none of the abns"),
         (f"{BASE}/nowhere", {}, 404, "no such endpoint"),
     ],
 )
@@ -345,6 +370,67 @@ def test_squeeze_viper_alerts_and_health(
     assert "X-RateLimit-Limit" not in health.headers
 
 
+def test_search_puts_the_trading_name_first_with_the_legal_name_beneath(
+    api: Api, published: Path
+) -> None:
+    info = current_snapshot(get_settings(data_dir=published))
+    assert info is not None
+    con = duckdb.connect(str(info.path), read_only=True)
+    try:
+        abn, name, legal = con.execute(
+            "select abn, name, legal_name from marts.search_names"
+            " where name_kind = 'trading' and search_key in ("
+            "   select search_key from marts.search_names group by search_key"
+            "   having count(distinct abn) = 1)"
+            " order by abn limit 1"
+        ).fetchall()[0]
+    finally:
+        con.close()
+    key = api.key("enterprise")
+    response = api.get(f"{BASE}/search", key, q=name)
+    assert response.status_code == 200, response.text
+    assert "X-RateLimit-Remaining" in response.headers
+    body = response.json()
+    assert body["query"] == name
+    first = body["results"][0]
+    assert (first["abn"], first["label"], first["legal_name"]) == (abn, name, legal)
+    assert (first["tier"], first["exact"]) == ("T3a", True)  # a trading name typed in full
+    word = name.split()[0]
+    assert len(api.get(f"{BASE}/search", key, q=word, limit=2).json()["results"]) <= 2
+
+
+def test_network_answers_for_the_abns_it_holds_with_their_phoenix_links(
+    api: Api, published: Path
+) -> None:
+    """The HTTP surface of SPEC 4.5 (its rules are tested in tests/serving/test_network.py):
+    entities in the requested order, the unknown ABN under not_found, the phoenix link of a
+    requested entity shown."""
+    info = current_snapshot(get_settings(data_dir=published))
+    assert info is not None
+    con = duckdb.connect(str(info.path), read_only=True)
+    try:
+        linked, acn = con.execute(
+            "select abn, deregistered_acn from marts.phoenix_links order by abn limit 1"
+        ).fetchall()[0]
+        other = con.execute(
+            "select min(abn) from marts.entities where abn <> ?", [linked]
+        ).fetchall()[0][0]
+    finally:
+        con.close()
+    key = api.key("enterprise")
+    requested = [linked, other, _ABNS21[0]]
+    response = api.get(f"{BASE}/network", key, abns=" , ".join(requested))
+    assert response.status_code == 200, response.text
+    assert "X-RateLimit-Remaining" in response.headers
+    body = response.json()
+    assert body["abns"] == requested
+    assert [e["abn"] for e in body["entities"]] == requested[:2]
+    assert body["not_found"] == [_ABNS21[0]]
+    assert {(p["abn"], p["deregistered_acn"]) for p in body["phoenix_links"]} >= {(linked, acn)}
+    assert isinstance(body["shared_directors"], list)
+    assert isinstance(body["shared_addresses"], list)
+
+
 def test_alerts_are_the_key_owners_since_the_cursor(api: Api, pipeline_world: dict) -> None:
     from pipelines.state.watches import add_watch, evaluate
     from pipelines.warehouse.snapshot import open_snapshot
@@ -375,8 +461,8 @@ def test_openapi_document_lists_every_endpoint_with_errors(api: Api) -> None:
     paths = set(doc["paths"])
     assert {
         f"{BASE}/verify/{{abn}}", f"{BASE}/verify", f"{BASE}/squeeze/{{ticker}}",
-        f"{BASE}/squeeze", f"{BASE}/viper/{{ticker}}", f"{BASE}/viper", f"{BASE}/alerts",
-        "/health",
+        f"{BASE}/squeeze", f"{BASE}/viper/{{ticker}}", f"{BASE}/viper", f"{BASE}/search",
+        f"{BASE}/network", f"{BASE}/alerts", "/health",
     } <= paths  # fmt: skip
     verify_get = doc["paths"][f"{BASE}/verify/{{abn}}"]["get"]
     assert {"200", "400", "401", "403", "404", "429"} <= set(verify_get["responses"])
