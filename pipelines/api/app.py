@@ -10,17 +10,18 @@ same functions the ``bvs`` commands print). Errors are always ``{"message": ...}
 """
 
 import datetime as dt
-import json
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 import duckdb
+import orjson
 from fastapi import Depends, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -33,7 +34,7 @@ from pipelines.serving.network import MAX_ABNS, network
 from pipelines.serving.search import search
 from pipelines.serving.verify import VerifyError, parse_abn, verify
 from pipelines.settings import BRISBANE, Settings, get_settings
-from pipelines.state.db import create_state_engine
+from pipelines.state.db import create_state_engine, write_lock
 from pipelines.state.keys import ApiKey, authenticate
 from pipelines.state.limits import PREMIUM_CHECKS, Plan, consume, load_plans
 
@@ -58,9 +59,15 @@ def _utc_now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+def _dumps(body: Any) -> bytes:
+    """Compact JSON; orjson writes what ``json.dumps(body, default=str)`` would (dates as ISO
+    text), ten times faster, which is a tenth of a verify request."""
+    return orjson.dumps(body, default=str)
+
+
 def _json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     return Response(
-        content=json.dumps(body, default=str, separators=(",", ":")).encode(),
+        content=_dumps(body),
         status_code=status,
         media_type="application/json",
         headers=headers,
@@ -87,7 +94,7 @@ class Gatekeeper:
         if not token:
             raise ApiError(401, "missing API key: send the header Authorization: Bearer <key>")
         now = self.clock()
-        with self.engine.begin() as conn:
+        with write_lock(self.engine), self.engine.begin() as conn:
             key = authenticate(conn, token)
             if key is None:
                 raise ApiError(401, "invalid or revoked API key")
@@ -119,7 +126,7 @@ class Gatekeeper:
             return {}
         limited: dict[str, dt.datetime] = {}
         now = self.clock()
-        with self.engine.begin() as conn:
+        with write_lock(self.engine), self.engine.begin() as conn:
             for check in wanted:
                 decision = consume(
                     conn, key.key_id, {f"month:{check}": plan.premium_per_month}, now
@@ -269,10 +276,14 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     )
 
     def do_verify(
-        auth: tuple[ApiKey, Plan], abn_text: str, checks: str | None, cache: bool
+        auth: tuple[ApiKey, Plan],
+        snap: Served,
+        cur: duckdb.DuckDBPyConnection | None,
+        abn_text: str,
+        checks: str | None,
+        cache: bool,
     ) -> Response:
         key, plan = auth
-        snap = served()
         abn = parse_abn(abn_text)
         wanted = [c.strip() for c in checks.split(",") if c.strip()] if checks else None
         now = clock()
@@ -286,31 +297,42 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
                 return Response(content=hit[1], media_type="application/json")
         else:
             hit, limited = None, None
-        with snap.cursor() as cur:
 
-            def build(limits: dict[str, dt.datetime] | None) -> dict[str, Any]:
-                return verify(
-                    cur, abn, checks=wanted, now=now, context=snap.context,
-                    lookup=snap.lookup, missing_ok=False, limited=limits,
-                )  # fmt: skip
+        def build(limits: dict[str, dt.datetime] | None) -> dict[str, Any]:
+            return verify(
+                cur, abn, checks=wanted, now=now, context=snap.context,
+                lookup=snap.lookup, missing_ok=False, limited=limits,
+            )  # fmt: skip
 
-            response = build(limited)
-            if limited is None:  # not counted yet: the ABN exists, count its premium tiles
-                limited = gate.premium(key, plan, list(response["checks"]))
-                if limited:
-                    response = build(limited)
+        response = build(limited)
+        if limited is None:  # not counted yet: the ABN exists, count its premium tiles
+            limited = gate.premium(key, plan, list(response["checks"]))
+            if limited:
+                response = build(limited)
         response["snapshot_id"] = snap.info.snapshot_id
-        response["cached"] = False
-        body = json.dumps(response, default=str, separators=(",", ":")).encode()
+        response["cached"] = False  # the last member: the cached copy differs only there
+        body = _dumps(response)
         if use_cache and not limited:
-            response["cached"] = True
-            verify_cache[cache_key] = (
-                now,
-                json.dumps(response, default=str, separators=(",", ":")).encode(),
-            )
+            verify_cache[cache_key] = (now, body[: -len(b"false}")] + b"true}")
             while len(verify_cache) > settings.api_cache_entries:
                 verify_cache.popitem(last=False)
         return Response(content=body, media_type="application/json")
+
+    async def verify_response(
+        auth: tuple[ApiKey, Plan], abn: str, checks: str | None, cache: bool
+    ) -> Response:
+        """With the snapshot's verify lookup a response is a few SQLite page reads and
+        about 0.1 ms of Python: rendered on the event loop, no thread hand-off and no
+        DuckDB cursor. Without it (an older snapshot) DuckDB answers, in the thread pool."""
+        snap = served()
+        if snap.lookup is not None:
+            return guarded(lambda: do_verify(auth, snap, None, abn, checks, cache))
+
+        def from_duckdb() -> Response:
+            with snap.cursor() as cur:
+                return guarded(lambda: do_verify(auth, snap, cur, abn, checks, cache))
+
+        return await run_in_threadpool(from_duckdb)
 
     abn_doc = "11-digit ABN; spaces are ignored; the check digits must be valid"
     checks_doc = "comma-separated check ids: only those tiles, and the score over them"
@@ -325,14 +347,13 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         summary="Verify a business by ABN",
         responses={200: {"model": models.VerifyResponse}, **errors, **not_found},
     )
-    def verify_by_path(
-        request: Request,
+    async def verify_by_path(
         auth: Admitted,
         abn: Annotated[str, Path(description=abn_doc, examples=["53004085616"])],
         checks: Annotated[str | None, Query(description=checks_doc)] = None,
         cache: Annotated[bool, Query(description=cache_doc)] = True,
     ) -> Response:
-        return guarded(lambda: do_verify(auth, abn, checks, cache))
+        return await verify_response(auth, abn, checks, cache)
 
     @app.get(
         f"{API_PREFIX}/verify",
@@ -340,14 +361,13 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         summary="Verify a business by ABN (query form)",
         responses={200: {"model": models.VerifyResponse}, **errors, **not_found},
     )
-    def verify_by_query(
-        request: Request,
+    async def verify_by_query(
         auth: Admitted,
         abn: Annotated[str, Query(description=abn_doc, examples=["53004085616"])],
         checks: Annotated[str | None, Query(description=checks_doc)] = None,
         cache: Annotated[bool, Query(description=cache_doc)] = True,
     ) -> Response:
-        return guarded(lambda: do_verify(auth, abn, checks, cache))
+        return await verify_response(auth, abn, checks, cache)
 
     # ---------------------------------------------------------------- squeeze and viper
 

@@ -10,6 +10,12 @@ as an integer, then the file is never written again and is opened read-only
 (``immutable=1``: no locks, no journal). Reasons are a small fixed set (the rules' texts), so
 a body carries each reason's index into the ``reasons`` list kept in the ``meta`` table.
 
+Bodies are compressed with zstd and a dictionary trained on the file's first rows (format
+2): records share most of their text (member names, detail keys, common values), so a body
+of about 1 KB of JSON takes about 80-150 bytes, 20 million ABNs a few GB instead of 27, and
+the file stays in the page cache. Compressing costs about 3 µs a row, reading about 1 µs.
+Format 1 files (uncompressed JSON) are still read.
+
 The record is exactly what ``pipelines.serving.verify.read_record`` reads from DuckDB; a test
 holds the two equal on every ABN of the sample.
 """
@@ -23,10 +29,15 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import zstandard
 
 from pipelines.serving.verify import RECORD_MEMBERS
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_FORMATS = (1, 2)
+ZSTD_LEVEL = 3  # level 9 saves another 12% for four times the build time
+DICTIONARY_BYTES = 64 * 1024
+DICTIONARY_MIN_SAMPLES = 1_000  # fewer rows: no dictionary (the file is small anyway)
 STATUS_CODES = {
     "PASS": "P",
     "WARN": "W",
@@ -93,6 +104,7 @@ def build_verify_lookup(snapshot_path: Path, out_path: Path) -> int:
             ) as varchar)
             from marts.verifications as v
             left join severities as s on s.abn = v.abn
+            order by v.abn
             """,
             {"reasons": reasons},
         )
@@ -102,7 +114,8 @@ def build_verify_lookup(snapshot_path: Path, out_path: Path) -> int:
             lite.execute("pragma journal_mode=off")
             lite.execute("pragma synchronous=off")
             lite.execute("create table meta (key text primary key, value text not null)")
-            lite.execute("create table verify (abn integer primary key, body text not null)")
+            lite.execute("create table dictionary (id integer primary key, data blob not null)")
+            lite.execute("create table verify (abn integer primary key, body blob not null)")
             lite.executemany(
                 "insert into meta values (?, ?)",
                 [
@@ -112,8 +125,17 @@ def build_verify_lookup(snapshot_path: Path, out_path: Path) -> int:
                 ],
             )
             written = 0
+            compress = None
             while rows := cursor.fetchmany(BATCH_ROWS):
-                lite.executemany("insert into verify values (?, ?)", rows)
+                if compress is None:
+                    dictionary = _train([body.encode() for _abn, body in rows])
+                    if dictionary is not None:
+                        lite.execute("insert into dictionary values (1, ?)", (dictionary,))
+                    compress = _compressor(dictionary).compress
+                lite.executemany(
+                    "insert into verify values (?, ?)",
+                    [(abn, compress(body.encode())) for abn, body in rows],
+                )
                 written += len(rows)
             lite.execute("insert into meta values ('rows', ?)", (str(written),))
             lite.commit()
@@ -124,6 +146,26 @@ def build_verify_lookup(snapshot_path: Path, out_path: Path) -> int:
         con.close()
 
 
+def _train(samples: list[bytes]) -> bytes | None:
+    """A zstd dictionary from sample bodies, or None when there are too few to train on."""
+    if len(samples) < DICTIONARY_MIN_SAMPLES:
+        return None
+    try:
+        trained = zstandard.train_dictionary(DICTIONARY_BYTES, samples)
+    except zstandard.ZstdError:  # samples too uniform or too few for the size asked
+        return None
+    return bytes(trained.as_bytes())
+
+
+def _compressor(dictionary: bytes | None) -> zstandard.ZstdCompressor:
+    return zstandard.ZstdCompressor(
+        level=ZSTD_LEVEL,
+        dict_data=zstandard.ZstdCompressionDict(dictionary) if dictionary else None,
+        write_checksum=False,
+        write_dict_id=False,
+    )
+
+
 class VerifyLookup:
     """Read-only access to one lookup file; one SQLite connection per thread."""
 
@@ -131,12 +173,19 @@ class VerifyLookup:
         self.path = path
         self._uri = f"file:{path}?mode=ro&immutable=1"
         self._local = threading.local()
-        meta = dict(self._connection().execute("select key, value from meta").fetchall())
-        if int(meta.get("format_version", 0)) != FORMAT_VERSION:
+        con = self._connection()
+        meta = dict(con.execute("select key, value from meta").fetchall())
+        self.format = int(meta.get("format_version", 0))
+        if self.format not in READABLE_FORMATS:
             raise ValueError(f"{path.name}: lookup format {meta.get('format_version')} unknown")
         self.check_ids: list[str] = json.loads(meta["check_ids"])
         self.reasons: list[str] = json.loads(meta["reasons"])
         self.rows = int(meta["rows"])
+        self._dictionary: zstandard.ZstdCompressionDict | None = None
+        if self.format >= 2:
+            found = con.execute("select data from dictionary where id = 1").fetchall()
+            if found:
+                self._dictionary = zstandard.ZstdCompressionDict(found[0][0])
 
     def _connection(self) -> sqlite3.Connection:
         con: sqlite3.Connection | None = getattr(self._local, "con", None)
@@ -144,6 +193,14 @@ class VerifyLookup:
             con = sqlite3.connect(self._uri, uri=True, check_same_thread=False)
             self._local.con = con
         return con
+
+    def _decompress(self, body: bytes) -> bytes:
+        # a ZstdDecompressor is not safe across threads: one per thread, like the connection
+        decompressor: zstandard.ZstdDecompressor | None = getattr(self._local, "zstd", None)
+        if decompressor is None:
+            decompressor = zstandard.ZstdDecompressor(dict_data=self._dictionary)
+            self._local.zstd = decompressor
+        return decompressor.decompress(body)
 
     def record(self, abn: str) -> dict[str, Any] | None:
         row = (
@@ -153,7 +210,7 @@ class VerifyLookup:
         )
         if row is None:
             return None
-        body = json.loads(row[0])
+        body = json.loads(row[0] if self.format == 1 else self._decompress(row[0]))
         reasons, details = self.reasons, body.pop("details")
         body["checks"] = {
             check_id: (

@@ -151,7 +151,7 @@ def load_context(con: duckdb.DuckDBPyConnection, as_of: dt.date | None = None) -
 
 
 def verify(
-    con: duckdb.DuckDBPyConnection,
+    con: duckdb.DuckDBPyConnection | None,
     abn_text: str,
     *,
     as_of: dt.date | None = None,
@@ -170,14 +170,22 @@ def verify(
     tiles are N/A with a ``rate_limited`` marker and the score leaves them out (SPEC 2.2).
     With ``missing_ok=False`` an ABN the register does not hold raises VerifyError 404.
     ``lookup`` reads the ABN's record from the snapshot's point-lookup file instead of
-    DuckDB (``pipelines.serving.lookup``; the same record, ~30 times faster).
+    DuckDB (``pipelines.serving.lookup``; the same record, ~30 times faster). ``con`` may
+    be None when both ``context`` and ``lookup`` are given: DuckDB is then not read.
     """
     abn = parse_abn(abn_text)
+    if con is None and (context is None or lookup is None):
+        raise ValueError("verify() needs a snapshot connection without a context and lookup")
     if context is None:
+        assert con is not None
         context = load_context(con, as_of)
     as_of, catalogue = context.as_of, context.catalogue
     selected = _narrow(catalogue, checks)
-    record = lookup.record(abn) if lookup is not None else read_record(con, abn)
+    if lookup is not None:
+        record = lookup.record(abn)
+    else:
+        assert con is not None
+        record = read_record(con, abn)
     if record is None and not missing_ok:
         raise VerifyError(f"the ABN {abn} was not found in the register", status=404)
     flags = [] if record is None else record["flags"]

@@ -9,13 +9,24 @@ changes.
 Every write transaction on SQLite starts with ``BEGIN IMMEDIATE``: it takes the write lock
 at once, so a read-check-write sequence (the rate limiter) is serialised across threads and
 worker processes, and a busy writer is waited for (``busy_timeout``) instead of failing.
-On PostgreSQL the same code locks the rows it reads (``SELECT ... FOR UPDATE``).
+On PostgreSQL the same code locks the rows it writes (the limiter's upsert).
+
+SQLite waits for a busy lock by sleeping (1, 2, 5, 10 … ms), which is the tail latency of
+a request when two API workers count requests at once. The limiter's transaction therefore
+runs inside ``write_lock(engine)``: an exclusive ``flock`` on ``<database>.lock`` (and a
+thread lock, since flock does not exclude threads of one process) that the kernel hands to
+the next waiter the moment it is released. Other writers (``bvs keys``, watches) are rare
+and rely on ``busy_timeout``.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -61,6 +72,47 @@ def _serialise_sqlite_writes(engine: sa.Engine) -> None:
     @sa.event.listens_for(engine, "begin")
     def _on_begin(connection: sa.Connection) -> None:
         connection.exec_driver_sql("begin immediate")
+
+
+class _FileLock:
+    """An exclusive lock across threads and processes on one file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._thread_lock = threading.Lock()
+        self._fd: int | None = None
+        self._pid = -1
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        with self._thread_lock:
+            if self._fd is None or self._pid != os.getpid():  # opened anew after a fork
+                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+                self._pid = os.getpid()
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+
+_LOCKS: dict[str, _FileLock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+@contextmanager
+def write_lock(engine: sa.Engine) -> Iterator[None]:
+    """Serialise a short write transaction with the other processes' (SQLite files only;
+    a server database locks rows itself, so this is a no-op there)."""
+    database = engine.url.database if engine.url.get_backend_name() == "sqlite" else None
+    if not database or database == ":memory:":
+        yield
+        return
+    path = str(Path(database).resolve()) + ".lock"
+    with _LOCKS_GUARD:
+        lock = _LOCKS.setdefault(path, _FileLock(Path(path)))
+    with lock.held():
+        yield
 
 
 @contextmanager

@@ -119,15 +119,18 @@ def _aware(value: dt.datetime) -> dt.datetime:
     return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
+# Built once (compiled once per dialect): it runs on every request.
+_BY_ID = sa.text(
+    "select key_id, name, owner, plan, secret_sha256, created_at, revoked_at"
+    " from api_keys where key_id = :key_id"
+).columns(*api_keys.c)
+
+
 def authenticate(conn: sa.Connection, token: str | None) -> ApiKey | None:
     """The key's record if ``token`` is a valid, unrevoked key; None otherwise."""
     parts = split_key(token or "")
     key_id, secret = parts if parts else ("", "")
-    row = (
-        conn.execute(sa.select(api_keys).where(api_keys.c.key_id == key_id)).first()
-        if parts
-        else None
-    )
+    row = conn.execute(_BY_ID, {"key_id": key_id}).first() if parts else None
     stored = row.secret_sha256 if row is not None else _DUMMY_HASH
     matches = hmac.compare_digest(stored, _hash(secret)) if secret else False
     if row is None or not matches or row.revoked_at is not None:

@@ -5,7 +5,7 @@ a minute window is one calendar minute, an hour one clock hour, a day runs from 
 midnight in Brisbane, a month is the calendar month in Brisbane. Each (key, counter, window)
 is one row of ``rate_counters``; a request is admitted only if every window of its plan has
 room, and then every window is incremented, in one transaction that holds the write lock
-(``BEGIN IMMEDIATE`` on SQLite, row locks on PostgreSQL). Counting is therefore exact across
+(``BEGIN IMMEDIATE`` on SQLite, the upsert's row locks on PostgreSQL). Counting is therefore exact across
 threads and worker processes. Refused requests change nothing (CONTRACT decision 11).
 
 The day rows are kept: they are the per-key, per-day usage ``bvs keys list`` shows. Minute
@@ -166,28 +166,43 @@ class Decision:
         }
 
 
-def _insert_missing(conn: sa.Connection, rows: list[dict[str, Any]]) -> int:
-    """Create the counter rows that do not exist yet; returns how many were created."""
-    dialect = conn.dialect.name
-    if dialect in ("sqlite", "postgresql"):
-        from sqlalchemy.dialects import postgresql, sqlite
+def _upsert(rows: int) -> sa.TextClause:
+    """Add ``:cost`` to ``rows`` counters of one key, creating the missing ones, and return
+    their new counts: one statement, the same SQL on SQLite (3.35+) and PostgreSQL."""
+    values = ", ".join(f"(:key_id, :counter{i}, :window{i}, :cost)" for i in range(rows))
+    return sa.text(
+        "insert into rate_counters (key_id, counter, window_start, count)"
+        f" values {values}"
+        " on conflict (key_id, counter, window_start)"
+        " do update set count = rate_counters.count + excluded.count"
+        " returning counter, count"
+    )
 
-        insert = sqlite.insert if dialect == "sqlite" else postgresql.insert
-        statement = insert(rate_counters).values(rows).on_conflict_do_nothing()
-        return int(conn.execute(statement).rowcount or 0)
-    created = 0  # other servers: the transaction's lock makes check-then-insert safe enough
-    for row in rows:
-        found = conn.execute(
-            sa.select(rate_counters.c.count).where(
-                (rate_counters.c.key_id == row["key_id"])
-                & (rate_counters.c.counter == row["counter"])
-                & (rate_counters.c.window_start == row["window_start"])
-            )
-        ).first()
-        if found is None:
-            conn.execute(sa.insert(rate_counters).values(**row))
-            created += 1
-    return created
+
+def _adjust(rows: int) -> sa.TextClause:
+    """Take ``:cost`` back from ``rows`` counters (a refused request changes nothing)."""
+    windows = " or ".join(
+        f"(counter = :counter{i} and window_start = :window{i})" for i in range(rows)
+    )
+    return sa.text(
+        f"update rate_counters set count = count - :cost where key_id = :key_id and ({windows})"
+    )
+
+
+def _select(rows: int) -> sa.TextClause:
+    windows = " or ".join(
+        f"(counter = :counter{i} and window_start = :window{i})" for i in range(rows)
+    )
+    return sa.text(
+        f"select counter, count from rate_counters where key_id = :key_id and ({windows})"
+    )
+
+
+# Built once: a text() statement is compiled once per dialect and then reused, which keeps
+# the limiter's share of a request small (it runs on every one).
+_STATEMENTS = {
+    rows: (_upsert(rows), _adjust(rows), _select(rows)) for rows in range(1, len(PERIODS) + 1)
+}
 
 
 def consume(
@@ -201,37 +216,39 @@ def consume(
 ) -> Decision:
     """Count ``cost`` against every window in ``limits`` (counter -> limit, None = counted
     but unlimited) if each has room; otherwise change nothing. Runs in the caller's
-    transaction, which must hold the write lock (``pipelines.state.db``)."""
+    transaction, which must hold the write lock (``pipelines.state.db``).
+
+    The counters are incremented first (an upsert returning the new counts) and the
+    increment taken back when a window is over its limit: one statement for an admitted
+    request. On PostgreSQL the upsert's row locks, held to the end of the transaction,
+    serialise two requests of one key the way SQLite's write lock does."""
     bounds = {counter: window_bounds(counter.split(":", 1)[0], now) for counter in limits}
-    pairs = [(counter, label) for counter, (label, _end) in bounds.items()]
-    created = 0
-    if not dry_run:
-        created = _insert_missing(
-            conn,
-            [
-                {"key_id": key_id, "counter": counter, "window_start": label, "count": 0}
-                for counter, label in pairs
-            ],
-        )
-    c = rate_counters.c
-    in_windows = (c.key_id == key_id) & sa.tuple_(c.counter, c.window_start).in_(pairs)
-    used = {
-        row.counter: int(row.used)
-        for row in conn.execute(
-            sa.select(c.counter, c.count.label("used")).where(in_windows).with_for_update()
-        )
-    }
-    windows = [
+    ordered = sorted(bounds)  # one lock order for every transaction
+    params: dict[str, Any] = {"key_id": key_id, "cost": cost}
+    for i, counter in enumerate(ordered):
+        params[f"counter{i}"] = counter
+        params[f"window{i}"] = bounds[counter][0]
+    upsert, adjust, select = _STATEMENTS[len(ordered)]
+    if dry_run:
+        used = {row[0]: int(row[1]) for row in conn.execute(select, params)}
+    else:
+        counted = {row[0]: int(row[1]) for row in conn.execute(upsert, params)}
+        used = {counter: count - cost for counter, count in counted.items()}
+    windows = tuple(
         Window(counter, limit, used.get(counter, 0), bounds[counter][1])
         for counter, limit in limits.items()
-    ]
+    )
     allowed = all(w.limit is None or w.used + cost <= w.limit for w in windows)
-    if allowed and not dry_run:
-        conn.execute(sa.update(rate_counters).where(in_windows).values(count=c.count + cost))
-        windows = [replace(w, used=w.used + cost) for w in windows]
-        if created:
-            _forget_past_windows(conn, key_id, bounds)
-    return Decision(allowed=allowed, now=now, windows=tuple(windows))
+    if dry_run:
+        return Decision(allowed=allowed, now=now, windows=windows)
+    if not allowed:
+        conn.execute(adjust, params)
+        return Decision(allowed=False, now=now, windows=windows)
+    if any(used[counter] == 0 for counter in ("minute", "hour") if counter in used):
+        _forget_past_windows(conn, key_id, bounds)  # the key opened a new window
+    return Decision(
+        allowed=True, now=now, windows=tuple(replace(w, used=w.used + cost) for w in windows)
+    )
 
 
 def _forget_past_windows(

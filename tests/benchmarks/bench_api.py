@@ -1,17 +1,26 @@
-"""Benchmark: the read API over HTTP — verify throughput and latency, search latency, and a
-snapshot published mid-run with zero failed requests.
+"""Benchmark: the read API over HTTP — verify throughput and latency, search latency, each
+while a new snapshot is published mid-run, with zero failed requests.
 
 1. A base: the sample (20,000 ABNs) run through the whole pipeline once (cached under
    ``.bench/api-base``).
 2. A big snapshot: the base's marts with ``marts.verifications`` replicated to ``--abns``
-   ABNs (new valid ABNs, the sample's rows repeated), published with ``publish_snapshot``
-   and its verify lookup, as the pipeline does.
+   ABNs (new valid ABNs, the sample's rows repeated) and the search tables of
+   ``bench_search`` at the same number of ABNs (built and cached by it: 1.5 names an ABN,
+   drawn from 20 million generated names), published with ``publish_snapshot`` and its
+   verify lookup, as the pipeline does.
 3. ``bvs serve`` with ``--workers`` processes; a key on the Enterprise plan with its limits
    raised through ``BVS_PLAN_LIMITS`` (the limiter still counts every request).
 4. The client: ``--connections`` keep-alive HTTP/1.1 connections on one asyncio loop (uvloop)
-   in this process, random ABNs, for ``--seconds``; halfway through, a second snapshot is
-   published by a separate process. Every non-200 answer counts as a failure.
-5. Search: the same for ``/search`` with queries for each tier, fewer connections.
+   in this process, each sending its next request when the last is answered (a closed loop:
+   by Little's law the mean latency is connections / throughput, so few connections measure
+   the server, many measure the queue). Random ABNs with ``cache=false``.
+5. A quarter of the way in, a second snapshot is published by a separate process under
+   ``nice 19`` (the pipeline is a batch job; on a machine shared with the API it should not
+   take the API's cores). The load runs until ``--seconds`` have passed and the new snapshot
+   has been served for a while. Every non-200 answer counts as a failure; the report splits
+   the figures before, during and after the publish.
+6. Search: the same with ``bench_search``'s queries (every tier), ``--search-connections``,
+   and another mid-run publish.
 
     python tests/benchmarks/bench_api.py --abns 2000000
 """
@@ -33,6 +42,11 @@ from pathlib import Path
 import duckdb
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_search  # noqa: E402  (this folder)
+
 BENCH = ROOT / ".bench"
 BVS = str(Path(sys.executable).with_name("bvs"))
 AS_OF = "2026-11-20"
@@ -64,8 +78,9 @@ def base_snapshot() -> Path:
     return base
 
 
-def build_warehouse(base: Path, work: Path, abns: int) -> float:
-    """A warehouse whose marts are the base's, verifications replicated to ``abns`` rows."""
+def build_warehouse(base: Path, work: Path, abns: int, search: Path) -> float:
+    """A warehouse whose marts are the base's, verifications replicated to ``abns`` rows and
+    the search tables taken from ``search`` (bench_search's snapshot at the same size)."""
     from pipelines.identifiers import abn_with_check_digits
     from pipelines.settings import get_settings
     from pipelines.warehouse.snapshot import current_snapshot
@@ -76,15 +91,20 @@ def build_warehouse(base: Path, work: Path, abns: int) -> float:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     con = duckdb.connect(str(work / "warehouse.duckdb"))
+    con.execute("set enable_progress_bar = false")
     con.execute(f"attach '{info.path}' as base (read_only)")
+    con.execute(f"attach '{search}' as search (read_only)")
     con.execute("create schema marts")
     tables = con.execute(
         "select table_name, table_type from information_schema.tables"
         " where table_catalog = 'base' and table_schema = 'marts'"
     ).fetchall()
+    replaced = {"verifications", "tiles", *bench_search.SEARCH_TABLES}
     for name, kind in tables:
-        if name not in ("verifications", "tiles") and kind == "BASE TABLE":
+        if name not in replaced and kind == "BASE TABLE":
             con.execute(f"create table marts.{name} as select * from base.marts.{name}")
+    for name in bench_search.SEARCH_TABLES:
+        con.execute(f"create table marts.{name} as select * from search.marts.{name}")
     base_rows = con.execute("select count(*) from base.marts.verifications").fetchall()[0][0]
     import pyarrow as pa
 
@@ -107,7 +127,7 @@ def build_warehouse(base: Path, work: Path, abns: int) -> float:
         order by abn
         """
     )
-    con.execute("create table meta_ok as select 1")  # the warehouse is ready
+    con.execute("checkpoint")
     con.close()
     return time.perf_counter() - started
 
@@ -135,22 +155,23 @@ def publish(work: Path) -> dict:
     return {"snapshot_id": info.snapshot_id, "seconds": round(time.perf_counter() - started, 1)}
 
 
-async def _load(
-    port: int, key: str, paths: list[str], seconds: float, connections: int,
-    on_half: asyncio.Future | None = None,
-) -> tuple[list[float], Counter[int], set[str]]:  # fmt: skip
-    latencies: list[float] = []
-    statuses: Counter[int] = Counter()
-    snapshots: set[str] = set()
-    deadline = time.perf_counter() + seconds
-    rng = random.Random(11)
+class Load:
+    """Closed-loop HTTP/1.1 load: each connection sends its next request when the last is
+    answered, until ``stop`` is set. Records (finish time, latency, status) per request."""
 
-    async def worker() -> None:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        while time.perf_counter() < deadline:
-            path = paths[rng.randrange(len(paths))]
+    def __init__(self, port: int, key: str, paths: list[str], connections: int) -> None:
+        self.port, self.key, self.paths, self.connections = port, key, paths, connections
+        self.records: list[tuple[float, float, int]] = []
+        self.snapshots: set[str] = set()
+        self.stop = asyncio.Event()
+
+    async def _connection(self, rng: random.Random) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+        while not self.stop.is_set():
+            path = self.paths[rng.randrange(len(self.paths))]
             request = (
-                f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\n\r\n"
+                f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                f"Authorization: Bearer {self.key}\r\n\r\n"
             ).encode()
             began = time.perf_counter()
             writer.write(request)
@@ -161,18 +182,21 @@ async def _load(
                 if name.lower() == "content-length":
                     length = int(value)
             body = await reader.readexactly(length)
-            latencies.append(time.perf_counter() - began)
+            done = time.perf_counter()
             status = int(status_line.split()[1])
-            statuses[status] += 1
-            if status == 200 and b'"snapshot_id"' in body[-120:]:
-                snapshots.add(json.loads(body)["snapshot_id"])
+            self.records.append((done, done - began, status))
+            if status == 200 and b'"snapshot_id"' in body:
+                at = body.rindex(b'"snapshot_id":"') + len(b'"snapshot_id":"')
+                self.snapshots.add(body[at : body.index(b'"', at)].decode())
         writer.close()
 
-    await asyncio.gather(*(worker() for _ in range(connections)))
-    return latencies, statuses, snapshots
+    async def run(self) -> None:
+        await asyncio.gather(*(self._connection(random.Random(i)) for i in range(self.connections)))
 
 
 def _percentiles(latencies: list[float]) -> dict[str, float]:
+    if not latencies:
+        return {}
     ordered = sorted(latencies)
 
     def at(p: float) -> float:
@@ -181,12 +205,77 @@ def _percentiles(latencies: list[float]) -> dict[str, float]:
     return {"p50_ms": at(0.50), "p95_ms": at(0.95), "p99_ms": at(0.99), "max_ms": at(1.0)}
 
 
+def _figures(records: list[tuple[float, float, int]], start: float, end: float) -> dict:
+    inside = [(lat, status) for done, lat, status in records if start <= done < end]
+    seconds = max(end - start, 1e-9)
+    return {
+        "seconds": round(seconds, 1),
+        "requests": len(inside),
+        "rps": round(len(inside) / seconds),
+        **_percentiles([lat for lat, _ in inside]),
+        "failed": sum(1 for _, status in inside if status != 200),
+    }
+
+
+async def _with_publish(load: Load, work: Path, seconds: float) -> dict:
+    """Run ``load``; publish a new snapshot (niced, another process) a quarter of the way in;
+    stop when ``seconds`` have passed and the new snapshot has served for a quarter of it."""
+    started = time.perf_counter()
+    running = asyncio.ensure_future(load.run())
+    await asyncio.sleep(seconds / 4)
+    publish_began = time.perf_counter()
+    publisher = await asyncio.create_subprocess_exec(
+        "nice", "-n", "19", sys.executable, __file__, "--publish-only", str(work),
+        stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, _ = await publisher.communicate()
+    publish_ended = time.perf_counter()
+    published = json.loads(out.decode().strip().splitlines()[-1])
+    await asyncio.sleep(max(seconds / 4, started + seconds - time.perf_counter()))
+    load.stop.set()
+    await running
+    ended = time.perf_counter()
+    statuses = Counter(status for _, _, status in load.records)
+    return {
+        "all": _figures(load.records, started, ended + 1),
+        "before_publish": _figures(load.records, started, publish_began),
+        "during_publish": _figures(load.records, publish_began, publish_ended),
+        "after_publish": _figures(load.records, publish_ended, ended + 1),
+        "statuses": dict(statuses),
+        "publish_seconds": published["seconds"],
+        "snapshots_served": len(load.snapshots),
+        "switched_to_new": published["snapshot_id"] in load.snapshots,
+    }
+
+
+def _serve(work: Path, workers: int) -> tuple[subprocess.Popen[bytes], int]:
+    import requests
+
+    port = 8000 + random.Random().randrange(1000, 2000)
+    limits = json.dumps({"enterprise": {"per_minute": 10**9, "per_hour": 10**9, "per_day": 10**9}})
+    server = subprocess.Popen(
+        [BVS, "serve", "--port", str(port), "--workers", str(workers), "--log-level", "warning"],
+        env=_env(work, BVS_PLAN_LIMITS=limits),
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            if requests.get(f"http://127.0.0.1:{port}/health", timeout=2).ok:
+                return server, port
+        except requests.ConnectionError:
+            pass
+        assert time.monotonic() < deadline, "server did not start"
+        time.sleep(0.3)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--abns", type=int, default=2_000_000)
-    parser.add_argument("--seconds", type=float, default=20)
-    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--seconds", type=float, default=40, help="at least this long a phase")
+    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--search-connections", type=int, default=4)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--keep", action="store_true", help="keep the work folder afterwards")
     parser.add_argument("--publish-only", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.publish_only:
@@ -200,10 +289,14 @@ def main() -> int:
         pass
 
     base = base_snapshot()
+    search_snapshot = bench_search.build(args.abns)
     work = BENCH / f"api-{args.abns}"
-    built = build_warehouse(base, work, args.abns)
+    built = build_warehouse(base, work, args.abns, search_snapshot)
     first = publish(work)
-    print(f"snapshot of {args.abns:,} ABNs: warehouse {built:.1f} s, publish {first['seconds']} s")
+    print(
+        f"snapshot of {args.abns:,} ABNs: warehouse {built:.1f} s, publish {first['seconds']} s",
+        flush=True,
+    )
 
     from pipelines.settings import get_settings
     from pipelines.state.db import state_store
@@ -214,89 +307,49 @@ def main() -> int:
     con = duckdb.connect(str(work / "warehouse.duckdb"), read_only=True)
     abns = [
         r[0]
-        for r in con.execute("select abn from marts.verifications using sample 20000").fetchall()
-    ]
-    names = [
-        r[0]
-        for r in con.execute("select legal_name from marts.entities using sample 200").fetchall()
+        for r in con.execute(
+            "select abn from marts.verifications using sample reservoir(50000 rows) repeatable (7)"
+        ).fetchall()
     ]
     con.close()
-    port = 8000 + random.Random().randrange(1000, 2000)
-    limits = json.dumps({"enterprise": {"per_minute": 10**9, "per_hour": 10**9, "per_day": 10**9}})
-    server = subprocess.Popen(
-        [BVS, "serve", "--port", str(port), "--workers", str(args.workers), "--log-level", "warning"],
-        env=_env(work, BVS_PLAN_LIMITS=limits),
-    )  # fmt: skip
+    categories = bench_search.queries(search_snapshot, 40)
+    from urllib.parse import quote
+
+    search_paths = [f"/api/robot/search?q={quote(q)}" for qs in categories.values() for q in qs]
+    verify_paths = [f"/api/robot/verify/{a}?cache=false" for a in abns]
+    server, port = _serve(work, args.workers)
     try:
-        import requests
+        warm = Load(port, key, verify_paths[:2000] + search_paths, args.connections)
 
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if requests.get(f"http://127.0.0.1:{port}/health", timeout=2).ok:
-                    break
-            except requests.ConnectionError:
-                pass
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.3)
-        verify_paths = [f"/api/robot/verify/{a}?cache=false" for a in abns]
-        asyncio.run(_load(port, key, verify_paths, 3, args.connections))  # warm up
+        async def warm_up() -> None:
+            asyncio.get_running_loop().call_later(5, warm.stop.set)
+            await warm.run()
 
-        publisher: subprocess.Popen[str] | None = None
-
-        async def verify_with_publish() -> tuple[list[float], Counter[int], set[str]]:
-            nonlocal publisher
-            load = asyncio.ensure_future(
-                _load(port, key, verify_paths, args.seconds, args.connections)
-            )
-            await asyncio.sleep(args.seconds / 4)
-            publisher = subprocess.Popen(
-                [sys.executable, __file__, "--publish-only", str(work)],
-                stdout=subprocess.PIPE, text=True,
-            )  # fmt: skip
-            return await load
-
-        started = time.perf_counter()
-        latencies, statuses, seen = asyncio.run(verify_with_publish())
-        elapsed = time.perf_counter() - started
-        assert publisher is not None
-        out, _ = publisher.communicate(timeout=1800)
-        second = json.loads(out.strip().splitlines()[-1])
-        failures = sum(n for s, n in statuses.items() if s != 200)
-        report = {
-            "abns": args.abns,
-            "client": f"asyncio+uvloop raw HTTP/1.1, {args.connections} keep-alive connections",
-            "workers": args.workers,
-            "verify": {
-                "requests": len(latencies),
-                "rps": round(len(latencies) / elapsed),
-                **_percentiles(latencies),
-                "failed": failures,
-                "statuses": dict(statuses),
-                "snapshots_served": len(seen),
-                "mid_run_publish_s": second["seconds"],
-                "switched_to_new": second["snapshot_id"] in seen,
-            },
-        }
-        words = [w for n in names if n for w in n.split()[:2]]
-        queries = (
-            [n[:6] for n in names if n]  # T1 prefix
-            + [" ".join(n.split()[:2]) for n in names if n]  # T1/T2 words
-            + words[:100]  # single words (T2/T3/T5)
-            + [n[:-2] + "XX" for n in names if n and len(n) > 6]  # fuzzy (T4)
-        )
-        search_paths = [f"/api/robot/search?q={requests.utils.quote(q)}" for q in queries]
-        latencies, statuses, _ = asyncio.run(_load(port, key, search_paths, 10, 4))
-        report["search"] = {
-            "requests": len(latencies),
-            **_percentiles(latencies),
-            "statuses": dict(statuses),
-            "names_indexed": "the base sample's (search index not replicated)",
-        }
-        print(json.dumps(report, indent=2))
+        asyncio.run(warm_up())
+        verify = Load(port, key, verify_paths, args.connections)
+        verify_report = asyncio.run(_with_publish(verify, work, args.seconds))
+        search = Load(port, key, search_paths, args.search_connections)
+        search_report = asyncio.run(_with_publish(search, work, args.seconds))
     finally:
         server.terminate()
         server.wait(timeout=30)
+    report = {
+        "abns": args.abns,
+        "snapshot_bytes": sum(
+            f.stat().st_size for f in (work / "serving" / "snapshots").iterdir() if f.is_file()
+        ),
+        "client": (
+            f"asyncio+uvloop raw HTTP/1.1 in one process, closed loop, keep-alive;"
+            f" verify {args.connections} connections, search {args.search_connections}"
+        ),
+        "server": f"bvs serve --workers {args.workers} (uvicorn, httptools, uvloop)",
+        "first_publish_seconds": first["seconds"],
+        "verify": verify_report,
+        "search": {"queries": len(search_paths), **search_report},
+    }
+    print(json.dumps(report, indent=2))
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -1,0 +1,103 @@
+"""The verify lookup beside each snapshot answers exactly what DuckDB answers.
+
+The API reads an ABN's record from the lookup file (``pipelines.serving.lookup``) instead of
+the snapshot's ``marts.verifications``; these tests hold the two equal on every ABN of the
+end-to-end sample, for the file the pipeline published and for files built without a zstd
+dictionary and in the older uncompressed format, which a server must still read.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.serving import lookup as lookup_module
+from pipelines.serving.lookup import FORMAT_VERSION, VerifyLookup, build_verify_lookup
+from pipelines.serving.verify import read_record
+from pipelines.settings import get_settings
+from pipelines.warehouse.snapshot import current_snapshot
+
+
+@pytest.fixture(scope="module")
+def published(pipeline_world: dict) -> tuple[Path, Path]:
+    """(snapshot file, its lookup file) as `bvs run` published them."""
+    info = current_snapshot(get_settings(data_dir=pipeline_world["data"]))
+    assert info is not None and "verify" in info.sidecars
+    return info.path, info.sidecars["verify"]
+
+
+def _assert_same_records(snapshot: Path, lookup_path: Path) -> int:
+    lookup = VerifyLookup(lookup_path)
+    with duckdb.connect(str(snapshot), read_only=True) as con:
+        abns = [r[0] for r in con.execute("select abn from marts.verifications").fetchall()]
+        assert lookup.rows == len(abns)
+        for abn in abns:
+            assert lookup.record(abn) == read_record(con, abn), abn
+    assert lookup.record("53004085616") is None  # a valid ABN the register does not hold
+    return len(abns)
+
+
+def test_the_published_lookup_holds_every_abns_record_as_duckdb_reads_it(
+    published: tuple[Path, Path],
+) -> None:
+    snapshot, lookup_path = published
+    assert VerifyLookup(lookup_path).format == FORMAT_VERSION
+    assert _assert_same_records(snapshot, lookup_path) > 1_000
+
+
+def test_bodies_are_compressed_with_a_trained_dictionary(published: tuple[Path, Path]) -> None:
+    _snapshot, lookup_path = published
+    with sqlite3.connect(lookup_path) as lite:
+        (dictionaries,) = lite.execute("select count(*) from dictionary").fetchall()[0]
+        (mean_bytes,) = lite.execute("select avg(length(body)) from verify").fetchall()[0]
+    assert dictionaries == 1
+    assert mean_bytes < 300, mean_bytes  # the JSON is about 1 KB a record
+
+
+def test_a_small_snapshot_is_written_without_a_dictionary(
+    published: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    snapshot, _lookup = published
+    monkeypatch.setattr(lookup_module, "DICTIONARY_MIN_SAMPLES", 10**9)
+    out = tmp_path / "plain.verify.sqlite"
+    build_verify_lookup(snapshot, out)
+    with sqlite3.connect(out) as lite:
+        assert lite.execute("select count(*) from dictionary").fetchall() == [(0,)]
+    _assert_same_records(snapshot, out)
+
+
+def test_a_format_1_file_from_an_older_release_is_still_read(
+    published: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Format 1 kept the same JSON uncompressed in a text column and had no dictionary."""
+    snapshot, lookup_path = published
+    old = tmp_path / "v1.verify.sqlite"
+    plain = VerifyLookup(lookup_path)
+    with sqlite3.connect(lookup_path) as current, sqlite3.connect(old) as lite:
+        lite.execute("create table meta (key text primary key, value text not null)")
+        lite.execute("create table verify (abn integer primary key, body text not null)")
+        for key, value in current.execute("select key, value from meta").fetchall():
+            lite.execute(
+                "insert into meta values (?, ?)", (key, "1" if key == "format_version" else value)
+            )
+        for abn, body in current.execute("select abn, body from verify").fetchall():
+            lite.execute(
+                "insert into verify values (?, ?)", (abn, plain._decompress(body).decode())
+            )
+    assert VerifyLookup(old).format == 1
+    _assert_same_records(snapshot, old)
+
+
+def test_an_unknown_format_is_refused_with_the_file_named(
+    published: tuple[Path, Path], tmp_path: Path
+) -> None:
+    _snapshot, lookup_path = published
+    future = tmp_path / "future.verify.sqlite"
+    future.write_bytes(lookup_path.read_bytes())
+    with sqlite3.connect(future) as lite:
+        lite.execute("update meta set value = '99' where key = 'format_version'")
+    with pytest.raises(ValueError, match="future.verify.sqlite: lookup format 99 unknown"):
+        VerifyLookup(future)
