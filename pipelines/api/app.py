@@ -34,7 +34,7 @@ from pipelines.serving.network import MAX_ABNS, network
 from pipelines.serving.search import search
 from pipelines.serving.verify import VerifyError, parse_abn, verify
 from pipelines.settings import BRISBANE, Settings, get_settings
-from pipelines.state.db import create_state_engine, write_lock
+from pipelines.state.db import create_state_engine, driver_transaction
 from pipelines.state.keys import ApiKey, authenticate
 from pipelines.state.limits import PREMIUM_CHECKS, Plan, consume, load_plans
 
@@ -94,7 +94,7 @@ class Gatekeeper:
         if not token:
             raise ApiError(401, "missing API key: send the header Authorization: Bearer <key>")
         now = self.clock()
-        with write_lock(self.engine), self.engine.begin() as conn:
+        with driver_transaction(self.engine) as conn:
             key = authenticate(conn, token)
             if key is None:
                 raise ApiError(401, "invalid or revoked API key")
@@ -126,7 +126,7 @@ class Gatekeeper:
             return {}
         limited: dict[str, dt.datetime] = {}
         now = self.clock()
-        with write_lock(self.engine), self.engine.begin() as conn:
+        with driver_transaction(self.engine) as conn:
             for check in wanted:
                 decision = consume(
                     conn, key.key_id, {f"month:{check}": plan.premium_per_month}, now
@@ -455,7 +455,9 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     ) -> Response:
         snap = served()
         with snap.cursor() as cur:
-            return guarded(lambda: search(cur, q, limit=limit))
+            return guarded(
+                lambda: {**search(cur, q, limit=limit), "snapshot_id": snap.info.snapshot_id}
+            )
 
     @app.get(
         f"{API_PREFIX}/network",
@@ -472,7 +474,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     ) -> Response:
         snap = served()
         with snap.cursor() as cur:
-            return guarded(lambda: network(cur, abns))
+            return guarded(lambda: {**network(cur, abns), "snapshot_id": snap.info.snapshot_id})
 
     # ---------------------------------------------------------------- alerts
 

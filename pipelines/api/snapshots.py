@@ -95,6 +95,7 @@ class SnapshotHolder:
         self._served: Served | None = None
         self._pointer_stamp: tuple[int, int, int] | None = None
         self._checked_at = 0.0
+        self._opening = False
         self.last_error: str | None = None
 
     def _stamp(self) -> tuple[int, int, int] | None:
@@ -105,7 +106,12 @@ class SnapshotHolder:
         return (st.st_ino, st.st_mtime_ns, st.st_size)
 
     def current(self) -> Served | None:
-        """The snapshot to answer from (None before the first publish)."""
+        """The snapshot to answer from (None before the first publish).
+
+        A newly published snapshot is opened in a background thread while the old one keeps
+        answering (opening reads the catalogue and can take a while on a big file; requests
+        run on the event loop and must not wait for it). Only the first snapshot is opened
+        in the request that finds it."""
         now = time.monotonic()
         served = self._served
         if served is not None and now - self._checked_at < self.poll_seconds:
@@ -115,19 +121,36 @@ class SnapshotHolder:
                 return self._served
             self._checked_at = now
             stamp = self._stamp()
-            if stamp is None or stamp == self._pointer_stamp:
+            if stamp is None or stamp == self._pointer_stamp or self._opening:
                 return self._served
-            try:
-                fresh = _open(self.settings)
-            except (SnapshotError, duckdb.Error, OSError, ValueError) as exc:
-                self.last_error = str(exc)
-                log.error("cannot open the published snapshot (keeping the old one): %s", exc)
-                return self._served
-            self._pointer_stamp = stamp
-            self.last_error = None
-            if self._served is None or fresh.info.snapshot_id != self._served.info.snapshot_id:
-                log.info("serving snapshot %s", fresh.info.snapshot_id)
-                self._served = fresh  # the old one closes when its last request drops it
+            if self._served is None:
+                self._switch(stamp)
             else:
-                fresh.close()
+                self._opening = True
+                threading.Thread(
+                    target=self._switch_in_background, args=(stamp,), daemon=True
+                ).start()
             return self._served
+
+    def _switch_in_background(self, stamp: tuple[int, int, int]) -> None:
+        try:
+            self._switch(stamp)  # without the lock: requests go on with the old snapshot
+        finally:
+            self._opening = False
+
+    def _switch(self, stamp: tuple[int, int, int]) -> None:
+        """Open the published snapshot and serve it: under the lock for the first one, else
+        in the one background opener (``_opening``)."""
+        try:
+            fresh = _open(self.settings)
+        except (SnapshotError, duckdb.Error, OSError, ValueError) as exc:
+            self.last_error = str(exc)
+            log.error("cannot open the published snapshot (keeping the old one): %s", exc)
+            return
+        self._pointer_stamp = stamp
+        self.last_error = None
+        if self._served is None or fresh.info.snapshot_id != self._served.info.snapshot_id:
+            log.info("serving snapshot %s", fresh.info.snapshot_id)
+            self._served = fresh  # the old one closes when its last request drops it
+        else:
+            fresh.close()

@@ -17,6 +17,12 @@ runs inside ``write_lock(engine)``: an exclusive ``flock`` on ``<database>.lock`
 thread lock, since flock does not exclude threads of one process) that the kernel hands to
 the next waiter the moment it is released. Other writers (``bvs keys``, watches) are rare
 and rely on ``busy_timeout``.
+
+The API's per-request transaction (authenticate the key, count the request) runs through
+``driver_transaction``: the same ``text()`` statements, compiled once for the engine's
+dialect and executed on the driver's own cursor. SQLAlchemy's per-statement machinery costs
+about ten times the work SQLite does for these statements (0.5 ms against 0.05 ms a
+request, measured), which at a thousand requests a second is a quarter of a core.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -77,8 +83,8 @@ def _serialise_sqlite_writes(engine: sa.Engine) -> None:
 class _FileLock:
     """An exclusive lock across threads and processes on one file."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, database: Path) -> None:
+        self.path = database.with_name(database.name + ".lock")
         self._thread_lock = threading.Lock()
         self._fd: int | None = None
         self._pid = -1
@@ -96,7 +102,7 @@ class _FileLock:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
 
 
-_LOCKS: dict[str, _FileLock] = {}
+_LOCKS: dict[str, _FileLock] = {}  # database path as the URL gives it -> its lock
 _LOCKS_GUARD = threading.Lock()
 
 
@@ -108,11 +114,67 @@ def write_lock(engine: sa.Engine) -> Iterator[None]:
     if not database or database == ":memory:":
         yield
         return
-    path = str(Path(database).resolve()) + ".lock"
-    with _LOCKS_GUARD:
-        lock = _LOCKS.setdefault(path, _FileLock(Path(path)))
+    lock = _LOCKS.get(database)
+    if lock is None:
+        with _LOCKS_GUARD:
+            lock = _LOCKS.setdefault(database, _FileLock(Path(database).resolve()))
     with lock.held():
         yield
+
+
+Statement = sa.TextClause | sa.TextualSelect
+
+
+class DriverSession:
+    """Runs ``text()`` statements on a driver cursor, each compiled once for the dialect."""
+
+    _compiled: dict[tuple[str, int], tuple[str, Sequence[str] | None]] = {}
+
+    def __init__(self, cursor: Any, dialect: sa.Dialect) -> None:
+        self.cursor = cursor
+        self.dialect = dialect
+
+    def run(self, statement: Statement, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        key = (self.dialect.name, id(statement))
+        found = self._compiled.get(key)
+        if found is None:
+            compiled = statement.compile(dialect=self.dialect)
+            found = (compiled.string, compiled.positiontup)
+            self._compiled[key] = found
+        sql, positions = found
+        self.cursor.execute(sql, [params[name] for name in positions] if positions else params)
+        return list(self.cursor.fetchall()) if self.cursor.description else []
+
+
+def run(
+    conn: sa.Connection | DriverSession, statement: Statement, params: Mapping[str, Any]
+) -> list[Any]:
+    """Rows of a ``text()`` statement on either a SQLAlchemy connection or a driver session."""
+    if isinstance(conn, DriverSession):
+        return conn.run(statement, params)
+    result = conn.execute(statement, dict(params))
+    return list(result.all()) if result.returns_rows else []
+
+
+@contextmanager
+def driver_transaction(engine: sa.Engine) -> Iterator[DriverSession]:
+    """A short write transaction on a pooled driver connection, serialised by
+    ``write_lock``; committed on success, rolled back on any error. Statements must be
+    module-level ``text()`` objects (they are compiled once, keyed by identity)."""
+    with write_lock(engine):
+        raw = engine.raw_connection()
+        cursor = raw.cursor()
+        try:
+            if engine.dialect.name == "sqlite":
+                cursor.execute("begin immediate")  # the driver runs in autocommit mode
+            yield DriverSession(cursor, engine.dialect)
+            raw.commit()
+        except BaseException:
+            raw.rollback()
+            raise
+        finally:
+            cursor.close()
+            raw.close()  # back to the pool
 
 
 @contextmanager

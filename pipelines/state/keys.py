@@ -16,11 +16,11 @@ import hmac
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 
-from pipelines.state.db import metadata
+from pipelines.state.db import DriverSession, metadata, run
 
 PREFIX = "bvs_"
 PLAN_NAMES = ("free", "individual", "enterprise")
@@ -114,9 +114,22 @@ def _record(row: Any) -> ApiKey:
     )
 
 
-def _aware(value: dt.datetime) -> dt.datetime:
-    """SQLite hands timestamps back naive; they were written in UTC."""
+def _aware(value: dt.datetime | str) -> dt.datetime:
+    """SQLite hands timestamps back naive (and as text to a driver session); they were
+    written in UTC."""
+    if isinstance(value, str):
+        value = dt.datetime.fromisoformat(value)
     return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+
+
+class _Row(NamedTuple):
+    key_id: str
+    name: str
+    owner: str
+    plan: str
+    secret_sha256: str
+    created_at: dt.datetime | str
+    revoked_at: dt.datetime | str | None
 
 
 # Built once (compiled once per dialect): it runs on every request.
@@ -126,11 +139,12 @@ _BY_ID = sa.text(
 ).columns(*api_keys.c)
 
 
-def authenticate(conn: sa.Connection, token: str | None) -> ApiKey | None:
+def authenticate(conn: sa.Connection | DriverSession, token: str | None) -> ApiKey | None:
     """The key's record if ``token`` is a valid, unrevoked key; None otherwise."""
     parts = split_key(token or "")
     key_id, secret = parts if parts else ("", "")
-    row = conn.execute(_BY_ID, {"key_id": key_id}).first() if parts else None
+    found = run(conn, _BY_ID, {"key_id": key_id}) if parts else []
+    row = _Row(*found[0]) if found else None
     stored = row.secret_sha256 if row is not None else _DUMMY_HASH
     matches = hmac.compare_digest(stored, _hash(secret)) if secret else False
     if row is None or not matches or row.revoked_at is not None:

@@ -15,6 +15,7 @@ and hour rows of past windows are deleted when the key opens a new window.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import math
 from collections.abc import Mapping
@@ -24,7 +25,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from pipelines.settings import BRISBANE
-from pipelines.state.db import metadata
+from pipelines.state.db import DriverSession, metadata, run
 
 PERIODS = ("minute", "hour", "day", "month")
 PREMIUM_CHECKS = ("phone", "street_view")
@@ -86,7 +87,13 @@ def load_plans(overrides: str | None = None) -> dict[str, Plan]:
 
 def window_bounds(period: str, now: dt.datetime) -> tuple[str, dt.datetime]:
     """(label, end) of the window of ``period`` that holds ``now``; end is when it resets."""
-    local = now.astimezone(BRISBANE)
+    # every window starts on a minute: the bounds are those of the minute (asked per request)
+    return _minute_window_bounds(period, math.floor(now.timestamp() / 60))
+
+
+@functools.lru_cache(maxsize=64)
+def _minute_window_bounds(period: str, minute: int) -> tuple[str, dt.datetime]:
+    local = dt.datetime.fromtimestamp(minute * 60, BRISBANE)
     if period == "minute":
         start = local.replace(second=0, microsecond=0)
         return start.strftime("%Y-%m-%dT%H:%M"), start + dt.timedelta(minutes=1)
@@ -206,7 +213,7 @@ _STATEMENTS = {
 
 
 def consume(
-    conn: sa.Connection,
+    conn: sa.Connection | DriverSession,
     key_id: str,
     limits: Mapping[str, int | None],
     now: dt.datetime,
@@ -230,9 +237,9 @@ def consume(
         params[f"window{i}"] = bounds[counter][0]
     upsert, adjust, select = _STATEMENTS[len(ordered)]
     if dry_run:
-        used = {row[0]: int(row[1]) for row in conn.execute(select, params)}
+        used = {row[0]: int(row[1]) for row in run(conn, select, params)}
     else:
-        counted = {row[0]: int(row[1]) for row in conn.execute(upsert, params)}
+        counted = {row[0]: int(row[1]) for row in run(conn, upsert, params)}
         used = {counter: count - cost for counter, count in counted.items()}
     windows = tuple(
         Window(counter, limit, used.get(counter, 0), bounds[counter][1])
@@ -242,7 +249,7 @@ def consume(
     if dry_run:
         return Decision(allowed=allowed, now=now, windows=windows)
     if not allowed:
-        conn.execute(adjust, params)
+        run(conn, adjust, params)
         return Decision(allowed=False, now=now, windows=windows)
     if any(used[counter] == 0 for counter in ("minute", "hour") if counter in used):
         _forget_past_windows(conn, key_id, bounds)  # the key opened a new window
@@ -251,18 +258,23 @@ def consume(
     )
 
 
+_FORGET = sa.text(
+    "delete from rate_counters"
+    " where key_id = :key_id and counter = :counter and window_start < :window_start"
+)
+
+
 def _forget_past_windows(
-    conn: sa.Connection, key_id: str, bounds: Mapping[str, tuple[str, dt.datetime]]
+    conn: sa.Connection | DriverSession,
+    key_id: str,
+    bounds: Mapping[str, tuple[str, dt.datetime]],
 ) -> None:
-    c = rate_counters.c
     for counter in ("minute", "hour"):
         if counter in bounds:
-            conn.execute(
-                sa.delete(rate_counters).where(
-                    (c.key_id == key_id)
-                    & (c.counter == counter)
-                    & (c.window_start < bounds[counter][0])
-                )
+            run(
+                conn,
+                _FORGET,
+                {"key_id": key_id, "counter": counter, "window_start": bounds[counter][0]},
             )
 
 

@@ -10,17 +10,18 @@ while a new snapshot is published mid-run, with zero failed requests.
    verify lookup, as the pipeline does.
 3. ``bvs serve`` with ``--workers`` processes; a key on the Enterprise plan with its limits
    raised through ``BVS_PLAN_LIMITS`` (the limiter still counts every request).
-4. The client: ``--connections`` keep-alive HTTP/1.1 connections on one asyncio loop (uvloop)
+4. Capacity: ``--connections`` keep-alive HTTP/1.1 connections on one asyncio loop (uvloop)
    in this process, each sending its next request when the last is answered (a closed loop:
-   by Little's law the mean latency is connections / throughput, so few connections measure
-   the server, many measure the queue). Random ABNs with ``cache=false``.
-5. A quarter of the way in, a second snapshot is published by a separate process under
-   ``nice 19`` (the pipeline is a batch job; on a machine shared with the API it should not
-   take the API's cores). The load runs until ``--seconds`` have passed and the new snapshot
-   has been served for a while. Every non-200 answer counts as a failure; the report splits
-   the figures before, during and after the publish.
-6. Search: the same with ``bench_search``'s queries (every tier), ``--search-connections``,
-   and another mid-run publish.
+   by Little's law the mean latency is connections / throughput). Random ABNs with
+   ``cache=false``.
+5. Verify at ``--rate`` requests a second, open loop (each request due at a fixed time, its
+   latency measured from then), while a second snapshot is published by a separate process
+   under ``nice 10`` (a batch job beside the API: it yields the cores to the API but still
+   gets a share) a quarter of the way in. The load runs for ``--seconds`` and at least a
+   quarter of that after the new snapshot went into service. Every non-200 answer is a
+   failure; the figures are split before, during and after the publish.
+6. Search at ``--search-rate`` with ``bench_search``'s queries (every tier), the same way,
+   with another mid-run publish.
 
     python tests/benchmarks/bench_api.py --abns 2000000
 """
@@ -50,6 +51,9 @@ import bench_search  # noqa: E402  (this folder)
 BENCH = ROOT / ".bench"
 BVS = str(Path(sys.executable).with_name("bvs"))
 AS_OF = "2026-11-20"
+# The mid-run publish is a batch job beside the API: it yields the cores to the API's
+# workers but still gets a share (nice 19 starves it outright while the API is saturated).
+PUBLISH_NICENESS = 10
 
 
 def _env(data: Path, **extra: str) -> dict[str, str]:
@@ -156,24 +160,43 @@ def publish(work: Path) -> dict:
 
 
 class Load:
-    """Closed-loop HTTP/1.1 load: each connection sends its next request when the last is
-    answered, until ``stop`` is set. Records (finish time, latency, status) per request."""
+    """HTTP/1.1 load on keep-alive connections until ``stop`` is set; records (finish time,
+    latency, status) per request.
 
-    def __init__(self, port: int, key: str, paths: list[str], connections: int) -> None:
-        self.port, self.key, self.paths, self.connections = port, key, paths, connections
+    Closed loop (``rate`` None): each connection sends its next request when the last is
+    answered, which finds the server's capacity. Open loop (``rate`` requests a second):
+    request k of connection c is due at start + (k * connections + c) / rate and its latency
+    is measured from when it was due, so a stalled server is charged for the requests it
+    held back (no coordinated omission). ``connections`` must cover rate x latency."""
+
+    def __init__(
+        self, port: int, key: str, paths: list[str], connections: int, rate: float | None = None
+    ) -> None:
+        self.port, self.key, self.paths = port, key, paths
+        self.connections, self.rate = connections, rate
         self.records: list[tuple[float, float, int]] = []
         self.snapshots: set[str] = set()
         self.stop = asyncio.Event()
 
-    async def _connection(self, rng: random.Random) -> None:
+    async def _connection(self, index: int, start: float) -> None:
+        rng = random.Random(index)
         reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+        sent = 0
         while not self.stop.is_set():
             path = self.paths[rng.randrange(len(self.paths))]
             request = (
                 f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 f"Authorization: Bearer {self.key}\r\n\r\n"
             ).encode()
-            began = time.perf_counter()
+            if self.rate is None:
+                due = time.perf_counter()
+            else:
+                due = start + (sent * self.connections + index) / self.rate
+                if (wait := due - time.perf_counter()) > 0:
+                    await asyncio.sleep(wait)
+                if self.stop.is_set():
+                    break
+            sent += 1
             writer.write(request)
             status_line = await reader.readline()
             length = 0
@@ -184,14 +207,15 @@ class Load:
             body = await reader.readexactly(length)
             done = time.perf_counter()
             status = int(status_line.split()[1])
-            self.records.append((done, done - began, status))
+            self.records.append((done, done - due, status))
             if status == 200 and b'"snapshot_id"' in body:
                 at = body.rindex(b'"snapshot_id":"') + len(b'"snapshot_id":"')
                 self.snapshots.add(body[at : body.index(b'"', at)].decode())
         writer.close()
 
     async def run(self) -> None:
-        await asyncio.gather(*(self._connection(random.Random(i)) for i in range(self.connections)))
+        start = time.perf_counter()
+        await asyncio.gather(*(self._connection(i, start) for i in range(self.connections)))
 
 
 def _percentiles(latencies: list[float]) -> dict[str, float]:
@@ -217,6 +241,15 @@ def _figures(records: list[tuple[float, float, int]], start: float, end: float) 
     }
 
 
+async def _for(load: Load, seconds: float) -> dict:
+    started = time.perf_counter()
+    running = asyncio.ensure_future(load.run())
+    await asyncio.sleep(seconds)
+    load.stop.set()
+    await running
+    return _figures(load.records, started, time.perf_counter())
+
+
 async def _with_publish(load: Load, work: Path, seconds: float) -> dict:
     """Run ``load``; publish a new snapshot (niced, another process) a quarter of the way in;
     stop when ``seconds`` have passed and the new snapshot has served for a quarter of it."""
@@ -225,7 +258,7 @@ async def _with_publish(load: Load, work: Path, seconds: float) -> dict:
     await asyncio.sleep(seconds / 4)
     publish_began = time.perf_counter()
     publisher = await asyncio.create_subprocess_exec(
-        "nice", "-n", "19", sys.executable, __file__, "--publish-only", str(work),
+        "nice", "-n", str(PUBLISH_NICENESS), sys.executable, __file__, "--publish-only", str(work),
         stdout=asyncio.subprocess.PIPE,
     )  # fmt: skip
     out, _ = await publisher.communicate()
@@ -237,10 +270,10 @@ async def _with_publish(load: Load, work: Path, seconds: float) -> dict:
     ended = time.perf_counter()
     statuses = Counter(status for _, _, status in load.records)
     return {
-        "all": _figures(load.records, started, ended + 1),
+        "all": _figures(load.records, started, ended),
         "before_publish": _figures(load.records, started, publish_began),
         "during_publish": _figures(load.records, publish_began, publish_ended),
-        "after_publish": _figures(load.records, publish_ended, ended + 1),
+        "after_publish": _figures(load.records, publish_ended, ended),
         "statuses": dict(statuses),
         "publish_seconds": published["seconds"],
         "snapshots_served": len(load.snapshots),
@@ -272,8 +305,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--abns", type=int, default=2_000_000)
     parser.add_argument("--seconds", type=float, default=40, help="at least this long a phase")
-    parser.add_argument("--connections", type=int, default=8)
-    parser.add_argument("--search-connections", type=int, default=4)
+    parser.add_argument("--connections", type=int, default=8, help="closed loop: capacity")
+    parser.add_argument("--rate", type=float, default=1000, help="verify requests a second")
+    parser.add_argument("--search-rate", type=float, default=20, help="searches a second")
+    parser.add_argument("--open-connections", type=int, default=64)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--keep", action="store_true", help="keep the work folder afterwards")
     parser.add_argument("--publish-only", type=Path, help=argparse.SUPPRESS)
@@ -326,9 +361,14 @@ def main() -> int:
             await warm.run()
 
         asyncio.run(warm_up())
-        verify = Load(port, key, verify_paths, args.connections)
+        capacity = asyncio.run(
+            _for(Load(port, key, verify_paths, args.connections), args.seconds / 2)
+        )
+        print(f"verify capacity: {json.dumps(capacity)}", flush=True)
+        verify = Load(port, key, verify_paths, args.open_connections, args.rate)
         verify_report = asyncio.run(_with_publish(verify, work, args.seconds))
-        search = Load(port, key, search_paths, args.search_connections)
+        print(f"verify at {args.rate:g}/s: {json.dumps(verify_report)}", flush=True)
+        search = Load(port, key, search_paths, args.open_connections // 4, args.search_rate)
         search_report = asyncio.run(_with_publish(search, work, args.seconds))
     finally:
         server.terminate()
@@ -339,13 +379,17 @@ def main() -> int:
             f.stat().st_size for f in (work / "serving" / "snapshots").iterdir() if f.is_file()
         ),
         "client": (
-            f"asyncio+uvloop raw HTTP/1.1 in one process, closed loop, keep-alive;"
-            f" verify {args.connections} connections, search {args.search_connections}"
+            "asyncio+uvloop raw HTTP/1.1 in one process, keep-alive connections; capacity:"
+            f" closed loop, {args.connections} connections; the rest open loop at a fixed"
+            f" rate (latency from when each request was due), {args.open_connections}"
+            f" connections for verify, {args.open_connections // 4} for search"
         ),
+        "publish_niceness": PUBLISH_NICENESS,
         "server": f"bvs serve --workers {args.workers} (uvicorn, httptools, uvloop)",
         "first_publish_seconds": first["seconds"],
-        "verify": verify_report,
-        "search": {"queries": len(search_paths), **search_report},
+        "verify_capacity": capacity,
+        "verify": {"rate": args.rate, **verify_report},
+        "search": {"rate": args.search_rate, "queries": len(search_paths), **search_report},
     }
     print(json.dumps(report, indent=2))
     if not args.keep:
