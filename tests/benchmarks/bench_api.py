@@ -144,7 +144,10 @@ def publish(work: Path) -> dict:
     from pipelines.settings import get_settings
     from pipelines.warehouse.snapshot import publish_snapshot
 
-    settings = get_settings(data_dir=work, warehouse_path=work / "warehouse.duckdb")
+    # two kept (the one in service and the new one): a 20M-ABN snapshot is about 10 GB
+    settings = get_settings(
+        data_dir=work, warehouse_path=work / "warehouse.duckdb", snapshots_kept=2
+    )
     started = time.perf_counter()
     con = duckdb.connect(str(settings.warehouse))
     try:
@@ -269,7 +272,18 @@ async def _with_publish(load: Load, work: Path, seconds: float) -> dict:
     await running
     ended = time.perf_counter()
     statuses = Counter(status for _, _, status in load.records)
+    by_second: dict[int, list[float]] = {}
+    for done, latency, _status in load.records:
+        by_second.setdefault(int(done - started), []).append(latency)
     return {
+        "p99_ms_by_second": [
+            _percentiles(by_second.get(second, [])).get("p99_ms")
+            for second in range(int(ended - started) + 1)
+        ],
+        "publish_from_to_second": [
+            round(publish_began - started, 1),
+            round(publish_ended - started, 1),
+        ],
         "all": _figures(load.records, started, ended),
         "before_publish": _figures(load.records, started, publish_began),
         "during_publish": _figures(load.records, publish_began, publish_ended),
