@@ -45,6 +45,7 @@ API_PREFIX = "/api/robot"
 CACHE_WINDOW = dt.timedelta(hours=24)  # SPEC 8.4
 MAX_ALERTS = 1000
 STATE_KEY = "rate_limit_headers"
+INTERNAL_ERROR = "internal error; it has been logged"
 
 
 class ApiError(Exception):
@@ -137,7 +138,9 @@ class Gatekeeper:
 
 
 class RateLimitHeaders:
-    """Adds the X-RateLimit-* headers the gatekeeper left on the request to its response."""
+    """Adds the X-RateLimit-* headers the gatekeeper left on the request to its response,
+    and answers an unexpected error with the logged 500 itself: Starlette's outermost
+    handler re-raises after answering, and uvicorn then drops the keep-alive connection."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -147,8 +150,12 @@ class RateLimitHeaders:
             await self.app(scope, receive, send)
             return
 
+        started = False
+
         async def send_with_headers(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 extra = scope.get("state", {}).get(STATE_KEY)
                 if extra:
                     present = {k.lower() for k, _ in message.get("headers", [])}
@@ -160,7 +167,13 @@ class RateLimitHeaders:
                     message = {**message, "headers": [*message.get("headers", []), *added]}
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        try:
+            await self.app(scope, receive, send_with_headers)
+        except Exception:
+            log.exception("unhandled error on %s", scope.get("path"))
+            if started:
+                raise  # half a response was sent: only closing the connection is left
+            await _error(500, INTERNAL_ERROR)(scope, receive, send_with_headers)
 
 
 # ------------------------------------------------------------------------------ the app
@@ -217,7 +230,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> Response:
         log.exception("unhandled error on %s", request.url.path)
-        return _error(500, "internal error; it has been logged")
+        return _error(500, INTERNAL_ERROR)
 
     async def admitted(
         request: Request,

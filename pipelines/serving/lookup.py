@@ -104,7 +104,6 @@ def build_verify_lookup(snapshot_path: Path, out_path: Path) -> int:
             ) as varchar)
             from marts.verifications as v
             left join severities as s on s.abn = v.abn
-            order by v.abn
             """,
             {"reasons": reasons},
         )

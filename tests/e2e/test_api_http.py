@@ -562,3 +562,43 @@ def test_workers_share_exact_counts(published: Path, tmp_path: Path, abns: dict[
         server.terminate()
         server.wait(timeout=30)
     assert codes == Counter({200: 100, 429: 100})
+
+
+# ------------------------------------------------------------------------------ 503 and 500
+
+
+def test_no_snapshot_yet_is_503_with_a_message_and_health_says_unavailable(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "empty"
+    (data / "landing").mkdir(parents=True)
+    settings = get_settings(data_dir=data, warehouse_path=data / "warehouse.duckdb")
+    for api in serve(settings, Clock(START)):
+        key = api.key("enterprise")
+        response = api.get(f"{BASE}/verify/{_ABNS21[0]}", key)
+        assert response.status_code == 503
+        assert "no serving snapshot" in _only_message(response)
+        assert "X-RateLimit-Limit" in response.headers
+        health = api.session.get(f"{api.url}/health", timeout=10)
+        assert health.status_code == 503 and health.json()["status"] == "unavailable"
+
+
+def test_a_corrupt_lookup_record_is_500_without_internals(api: Api, abns: dict[str, str]) -> None:
+    """A damaged body in the verify lookup (a disk fault): 500, logged, nothing leaked;
+    other ABNs are still answered."""
+    import sqlite3
+
+    info = current_snapshot(api.settings)
+    assert info is not None
+    with sqlite3.connect(info.sidecars["verify"]) as lite:
+        lite.execute(
+            "update verify set body = x'00112233445566778899' where abn = ?",
+            (int(abns["flagged"]),),
+        )
+    key = api.key("enterprise")
+    broken = api.get(f"{BASE}/verify/{abns['flagged']}", key, cache="false")
+    assert broken.status_code == 500
+    message = _only_message(broken)
+    assert message == "internal error; it has been logged"
+    if abns["plain"] != abns["flagged"]:
+        assert api.get(f"{BASE}/verify/{abns['plain']}", key).status_code == 200
