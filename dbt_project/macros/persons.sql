@@ -201,12 +201,20 @@
 {%- endmacro %}
 
 {#
-    An officeholder row (`alias`) is a current director at the as-of date: role DIRECTOR,
+    An officeholder row (`alias`) holds its office at the as-of date, whatever the role:
     appointed on or before it (an unknown appointment date counts as appointed), not ceased
-    by it. Phoenix links and the person-register match tables read directors through this.
+    by it. The network's `is_current` reads this.
+#}
+{% macro holds_office_at_as_of(alias) -%}
+    (({{ alias }}.appointed_date is null or {{ alias }}.appointed_date <= {{ bvs.as_of_date() }})
+        and ({{ alias }}.ceased_date is null or {{ alias }}.ceased_date > {{ bvs.as_of_date() }}))
+{%- endmacro %}
+
+{#
+    An officeholder row (`alias`) is a current director at the as-of date: role DIRECTOR and
+    holding the office then. Phoenix links and the person-register match tables read
+    directors through this.
 #}
 {% macro is_current_director(alias) -%}
-    ({{ alias }}.role = 'DIRECTOR'
-        and ({{ alias }}.appointed_date is null or {{ alias }}.appointed_date <= {{ bvs.as_of_date() }})
-        and ({{ alias }}.ceased_date is null or {{ alias }}.ceased_date > {{ bvs.as_of_date() }}))
+    ({{ alias }}.role = 'DIRECTOR' and {{ bvs.holds_office_at_as_of(alias) }})
 {%- endmacro %}

@@ -22,7 +22,7 @@ import pytest
 
 from pipelines.identifiers import abn_from_acn
 from pipelines.ingest.sources import SOURCES
-from pipelines.settings import PROJECT_ROOT
+from pipelines.settings import PROJECT_ROOT, Settings
 from pipelines.warehouse.connection import create_table_sql
 from pipelines.warehouse.meta import ensure_meta
 
@@ -243,6 +243,37 @@ def run_dbt(command: str, warehouse: Path, work: Path, *args: str) -> subprocess
         text=True,
         timeout=600,
     )
+
+
+def published_snapshot(
+    work: Path, rows: Mapping[str, Sequence[Mapping[str, Any]]], select: str, as_of: str
+) -> Settings:
+    """Fixture rows through the selected models (and what they read) into a published
+    serving snapshot under ``work``; returns the settings that open it."""
+    from pipelines.settings import get_settings
+    from pipelines.warehouse.snapshot import publish_snapshot
+
+    settings = get_settings(data_dir=work / "data", progress=False)
+    settings.data_dir.mkdir()
+    warehouse = make_warehouse(settings.warehouse, rows)
+    result = run_dbt(
+        "build",
+        warehouse,
+        work,
+        "--select",
+        select,
+        "--indirect-selection",
+        "cautious",  # not the tests of unselected marts that also read the same models
+        "--vars",
+        f'{{"as_of": "{as_of}"}}',
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    con = duckdb.connect(str(warehouse))
+    try:
+        publish_snapshot(con, settings, as_of=dt.date.fromisoformat(as_of))
+    finally:
+        con.close()
+    return settings
 
 
 def results_by_name(work: Path) -> dict[str, str]:

@@ -27,10 +27,9 @@ from pipelines.serving.network import (
     parse_abns,
 )
 from pipelines.serving.verify import VerifyError
-from pipelines.settings import get_settings
-from pipelines.warehouse.snapshot import open_snapshot, publish_snapshot
+from pipelines.warehouse.snapshot import open_snapshot
 from tests.conftest import make_acn
-from tests.dbt.test_dbt_build import make_warehouse, run_dbt
+from tests.dbt.test_dbt_build import published_snapshot
 
 AS_OF = "2026-11-20"
 D = dt.date
@@ -143,34 +142,16 @@ OFFICEHOLDERS = [
 @pytest.fixture(scope="module")
 def snapshot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[duckdb.DuckDBPyConnection]:
     """The registers above through the real models into a published serving snapshot."""
-    work = tmp_path_factory.mktemp("network")
-    settings = get_settings(data_dir=work / "data", progress=False)
-    settings.data_dir.mkdir()
-    warehouse = make_warehouse(
-        settings.warehouse,
+    settings = published_snapshot(
+        tmp_path_factory.mktemp("network"),
         {
             "raw.abr__abns": ABNS,
             "raw.asic__companies": COMPANIES,
             "raw.directors__officeholders": OFFICEHOLDERS,
         },
-    )
-    result = run_dbt(
-        "build",
-        warehouse,
-        work,
-        "--select",
         "+network_officeholders +phoenix_links",
-        "--indirect-selection",
-        "cautious",  # not the tests of unselected marts that also read entities
-        "--vars",
-        f'{{"as_of": "{AS_OF}"}}',
+        AS_OF,
     )
-    assert result.returncode == 0, result.stdout + result.stderr
-    con = duckdb.connect(str(warehouse))
-    try:
-        publish_snapshot(con, settings, as_of=D.fromisoformat(AS_OF))
-    finally:
-        con.close()
     snap = open_snapshot(settings)
     yield snap
     snap.close()

@@ -33,10 +33,9 @@ from pipelines.identifiers import abn_from_acn
 from pipelines.matching import normalise_name, trigram_similarity
 from pipelines.serving.market import ServingError
 from pipelines.serving.search import MAX_QUERY_LENGTH, SIMILARITY_THRESHOLD, search, search_code
-from pipelines.settings import get_settings
-from pipelines.warehouse.snapshot import open_snapshot, publish_snapshot
+from pipelines.warehouse.snapshot import open_snapshot
 from tests.conftest import make_acn
-from tests.dbt.test_dbt_build import make_warehouse, run_dbt
+from tests.dbt.test_dbt_build import published_snapshot
 
 AS_OF = "2026-11-20"
 D = dt.date
@@ -94,34 +93,16 @@ BUSINESS_NAMES = [
 @pytest.fixture(scope="module")
 def snapshot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[duckdb.DuckDBPyConnection]:
     """The names above through the real models into a published serving snapshot."""
-    work = tmp_path_factory.mktemp("search")
-    settings = get_settings(data_dir=work / "data", progress=False)
-    settings.data_dir.mkdir()
-    warehouse = make_warehouse(
-        settings.warehouse,
+    settings = published_snapshot(
+        tmp_path_factory.mktemp("search"),
         {
             "raw.abr__abns": ABNS,
             "raw.abr__other_names": OTHER_NAMES,
             "raw.asic__business_names": BUSINESS_NAMES,
         },
-    )
-    result = run_dbt(
-        "build",
-        warehouse,
-        work,
-        "--select",
         "+search_names+",
-        "--indirect-selection",
-        "cautious",  # not the tests of unselected marts that also read entities
-        "--vars",
-        f'{{"as_of": "{AS_OF}"}}',
+        AS_OF,
     )
-    assert result.returncode == 0, result.stdout + result.stderr
-    con = duckdb.connect(str(warehouse))
-    try:
-        publish_snapshot(con, settings, as_of=D.fromisoformat(AS_OF))
-    finally:
-        con.close()
     snap = open_snapshot(settings)
     yield snap
     snap.close()

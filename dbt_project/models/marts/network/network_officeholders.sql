@@ -71,9 +71,7 @@ final as (
         role,
         appointed_date,
         ceased_date,
-        (appointed_date is null or appointed_date <= {{ bvs.as_of_date() }})
-            and (ceased_date is null or ceased_date > {{ bvs.as_of_date() }})
-            as is_current,
+        {{ bvs.holds_office_at_as_of('officeholders_of_entities') }} as is_current,
         {{ bvs.is_current_director('officeholders_of_entities') }} as is_current_director,
         {{ bvs.as_of_date() }} as as_of_date
     from officeholders_of_entities
