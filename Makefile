@@ -27,7 +27,7 @@ $(UV):
 	$(PYTHON) -m venv $(TOOLS)
 	$(TOOLS)/bin/python -m pip install --quiet --disable-pip-version-check uv==0.13.9
 
-$(VENV)/.installed: $(UV) pyproject.toml uv.lock setup.py pipelines/ingest/_abrscan.c
+$(VENV)/.installed: $(UV) pyproject.toml uv.lock setup.py pipelines/ingest/_abrscan.c pipelines/matching/_trgmjoin.c
 	$(UV) sync --frozen --python $(PYTHON)
 	@touch $@
 
