@@ -37,6 +37,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #define SLACK 1e-6 /* thresholds are compared after rounding to 6 decimals downstream */
@@ -142,15 +143,18 @@ static Py_ssize_t name_keys(const unsigned char *s, Py_ssize_t n, Vec *keys) {
 
 /* ---- the index ---------------------------------------------------------------------- */
 
-/* One posting: a register name, where the rank sits in its order, its size and its
- * threshold, so that the probe's filters read nothing else. */
+/* One posting: a register name, where the rank sits in its order, its size, and what its
+ * threshold t asks, so that the probe's filters read nothing else. */
 typedef struct {
     uint32_t reg;
+    uint32_t start;  /* where its ranks start in Index.ranks */
     uint16_t pos;
     uint16_t size;
-    uint16_t lo, hi; /* the sizes of B that can reach t: t|A| <= |B| <= |A|/t */
+    float threshold; /* t (less SLACK), rounded down */
     float share;     /* t / (1 + t), rounded down: the overlap needed is share * (|A| + |B|) */
 } Post;
+
+#define MAX_CLASSES 16
 
 typedef struct {
     /* trigram key -> rank (1..n_ranks), open addressing */
@@ -164,9 +168,14 @@ typedef struct {
     uint32_t *ranks;
     double *threshold;    /* less SLACK */
     double min_threshold; /* less SLACK */
-    int hits;             /* a candidate needs this many prefix hits (or all it can have) */
-    /* postings: rank -> register names with it in their prefix (CSR over ranks) */
-    uint32_t *post_start; /* n_ranks + 2 */
+    /* threshold classes: each register name's threshold falls in one; a class's threshold
+     * is the lowest of its members' (so bounds drawn from it hold for all of them) */
+    int n_classes;
+    double class_threshold[MAX_CLASSES];
+    double class_share[MAX_CLASSES];
+    /* postings, ordered by (rank, class, size): segment (r, c) is
+     * posts[seg[r * n_classes + c] : seg[r * n_classes + c + 1]] */
+    uint32_t *seg;
     Post *posts;
 } Index;
 
@@ -194,7 +203,7 @@ static void index_free(Index *ix) {
     free(ix->name_start);
     free(ix->ranks);
     free(ix->threshold);
-    free(ix->post_start);
+    free(ix->seg);
     free(ix->posts);
     free(ix);
 }
@@ -203,18 +212,12 @@ static void capsule_free(PyObject *capsule) {
     index_free(PyCapsule_GetPointer(capsule, "bvs.trgmjoin.index"));
 }
 
-/* The overlap similarity t needs with a set of n trigrams: ceil(t * n), at least 1. */
-static inline size_t overlap_needed(size_t n, double t) {
+/* How many of a set's first trigrams are looked up: |A| - ceil(t|A|) + 1, within 1..|A|. */
+static inline size_t prefix_length(size_t n, double t) {
     double need = ceil(t * (double)n - 1e-9);
-    return need < 1 ? 1 : (size_t)need;
-}
-
-/* How many of a set's first trigrams are looked up so that `hits` of them are shared. */
-static inline size_t prefix_length(size_t n, double t, int hits) {
-    size_t need = overlap_needed(n, t);
-    if (need > n) need = n;
-    size_t p = n - need + (size_t)hits;
-    return p > n ? n : p;
+    if (need < 1) need = 1;
+    if (need > (double)n) need = (double)n;
+    return n - (size_t)need + 1;
 }
 
 typedef struct {
@@ -228,32 +231,74 @@ static int cmp_keycount(const void *a, const void *b) {
     return (x->key > y->key) - (x->key < y->key);
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_post_size(const void *a, const void *b) {
+    const Post *x = a, *y = b;
+    if (x->size != y->size) return (x->size > y->size) - (x->size < y->size);
+    return (x->reg > y->reg) - (x->reg < y->reg);
+}
+
+/* Threshold classes: the distinct thresholds, or up to MAX_CLASSES groups of them. */
+static int make_classes(Index *ix, uint8_t *class_of) {
+    Py_ssize_t n = ix->n_names;
+    double *d = malloc((size_t)(n ? n : 1) * sizeof(double));
+    if (!d) return -1;
+    memcpy(d, ix->threshold, (size_t)n * sizeof(double));
+    qsort(d, (size_t)n, sizeof(double), cmp_double);
+    size_t distinct = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (distinct == 0 || d[distinct - 1] != d[i]) d[distinct++] = d[i];
+    size_t groups = distinct < MAX_CLASSES ? distinct : MAX_CLASSES;
+    if (groups == 0) groups = 1;
+    ix->n_classes = (int)groups;
+    /* group g holds distinct values [g * distinct / groups, (g + 1) * distinct / groups) */
+    for (size_t g = 0; g < groups; g++) {
+        double t = distinct ? d[g * distinct / groups] : 1.0;
+        ix->class_threshold[g] = t;
+        ix->class_share[g] = nextafter(t / (1.0 + t), 0.0);
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        size_t lo = 0, hi = distinct; /* position of the threshold among the distinct ones */
+        while (lo + 1 < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (d[mid] <= ix->threshold[i]) lo = mid; else hi = mid;
+        }
+        size_t g = 0;
+        while (g + 1 < groups && (g + 1) * distinct / groups <= lo) g++;
+        class_of[i] = (uint8_t)g;
+    }
+    free(d);
+    return 0;
+}
+
 static PyObject *build(PyObject *self, PyObject *args) {
     PyObject *names, *thresholds;
-    int hits;
-    if (!PyArg_ParseTuple(args, "OOi", &names, &thresholds, &hits)) return NULL;
-    if (hits < 1 || hits > 8) {
-        PyErr_SetString(PyExc_ValueError, "hits must be between 1 and 8");
-        return NULL;
-    }
+    if (!PyArg_ParseTuple(args, "OO", &names, &thresholds)) return NULL;
     PyObject *nseq = PySequence_Fast(names, "names must be a sequence");
     if (!nseq) return NULL;
     PyObject *tseq = PySequence_Fast(thresholds, "thresholds must be a sequence");
     if (!tseq) { Py_DECREF(nseq); return NULL; }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(nseq);
-    if (PySequence_Fast_GET_SIZE(tseq) != n || n >= UINT32_MAX - 1) {
-        PyErr_SetString(PyExc_ValueError, "names and thresholds must have the same length");
-        goto fail_seq;
-    }
-    Index *ix = calloc(1, sizeof *ix);
+    Index *ix = NULL;
     Vec all = {NULL, 0, 0, sizeof(uint64_t)}, keys = {NULL, 0, 0, sizeof(uint64_t)};
     KeyCount *kc = NULL;
+    uint8_t *class_of = NULL;
+    uint32_t *fill = NULL;
+    if (PySequence_Fast_GET_SIZE(tseq) != n || n >= UINT32_MAX - 1) {
+        PyErr_SetString(PyExc_ValueError, "names and thresholds must have the same length");
+        goto fail;
+    }
+    ix = calloc(1, sizeof *ix);
     if (!ix) goto nomem;
     ix->n_names = n;
-    ix->hits = hits;
     ix->name_start = malloc((size_t)(n + 1) * sizeof(uint32_t));
     ix->threshold = malloc((size_t)(n ? n : 1) * sizeof(double));
-    if (!ix->name_start || !ix->threshold) goto nomem;
+    class_of = malloc((size_t)(n ? n : 1));
+    if (!ix->name_start || !ix->threshold || !class_of) goto nomem;
     ix->min_threshold = 1.0;
     /* 1. every register name's distinct keys, one after another */
     ix->name_start[0] = 0;
@@ -281,71 +326,77 @@ static PyObject *build(PyObject *self, PyObject *args) {
         if (all.n >= UINT32_MAX) { PyErr_SetString(PyExc_ValueError, "too many trigrams"); goto fail; }
         ix->name_start[i + 1] = (uint32_t)all.n;
     }
+    if (make_classes(ix, class_of) < 0) goto nomem;
     /* 2. how many names hold each key; ranks by (count, key) */
-    uint64_t *sorted = malloc((all.n ? all.n : 1) * sizeof(uint64_t));
-    if (!sorted) goto nomem;
-    memcpy(sorted, all.p, all.n * sizeof(uint64_t));
-    qsort(sorted, all.n, sizeof(uint64_t), cmp_u64);
-    size_t distinct = 0;
-    kc = malloc((all.n ? all.n : 1) * sizeof(KeyCount));
-    if (!kc) { free(sorted); goto nomem; }
-    for (size_t i = 0; i < all.n; i++) {
-        if (distinct && kc[distinct - 1].key == sorted[i]) kc[distinct - 1].count++;
-        else { kc[distinct].key = sorted[i]; kc[distinct].count = 1; distinct++; }
+    {
+        uint64_t *sorted = malloc((all.n ? all.n : 1) * sizeof(uint64_t));
+        kc = malloc((all.n ? all.n : 1) * sizeof(KeyCount));
+        if (!sorted || !kc) { free(sorted); goto nomem; }
+        memcpy(sorted, all.p, all.n * sizeof(uint64_t));
+        qsort(sorted, all.n, sizeof(uint64_t), cmp_u64);
+        size_t distinct = 0;
+        for (size_t i = 0; i < all.n; i++) {
+            if (distinct && kc[distinct - 1].key == sorted[i]) kc[distinct - 1].count++;
+            else { kc[distinct].key = sorted[i]; kc[distinct].count = 1; distinct++; }
+        }
+        free(sorted);
+        qsort(kc, distinct, sizeof(KeyCount), cmp_keycount);
+        ix->n_ranks = distinct;
     }
-    free(sorted);
-    qsort(kc, distinct, sizeof(KeyCount), cmp_keycount);
-    ix->n_ranks = distinct;
     size_t slots = 16;
-    while (slots < distinct * 2) slots *= 2;
+    while (slots < ix->n_ranks * 2) slots *= 2;
     ix->mask = slots - 1;
     ix->slot_keys = malloc(slots * sizeof(uint64_t));
     ix->slot_ranks = calloc(slots, sizeof(uint32_t));
     if (!ix->slot_keys || !ix->slot_ranks) goto nomem;
-    for (size_t r = 0; r < distinct; r++) {
+    for (size_t r = 0; r < ix->n_ranks; r++) {
         size_t i = mix(kc[r].key) & ix->mask;
         while (ix->slot_ranks[i]) i = (i + 1) & ix->mask;
         ix->slot_keys[i] = kc[r].key;
         ix->slot_ranks[i] = (uint32_t)(r + 1);
     }
-    /* 3. each name's ranks, sorted; its prefix posted */
+    /* 3. each name's ranks, sorted; its prefix posted under (rank, class), by size */
+    size_t n_seg = (ix->n_ranks + 1) * (size_t)ix->n_classes;
     ix->ranks = malloc((all.n ? all.n : 1) * sizeof(uint32_t));
-    ix->post_start = calloc(distinct + 2, sizeof(uint32_t));
-    if (!ix->ranks || !ix->post_start) goto nomem;
+    ix->seg = calloc(n_seg + 1, sizeof(uint32_t));
+    if (!ix->ranks || !ix->seg) goto nomem;
     for (Py_ssize_t i = 0; i < n; i++) {
         uint32_t a = ix->name_start[i], b = ix->name_start[i + 1];
         for (uint32_t j = a; j < b; j++) ix->ranks[j] = rank_of(ix, ((uint64_t *)all.p)[j]);
         sort_u32(ix->ranks + a, b - a);
-        if (b > a) {
-            size_t p = prefix_length(b - a, ix->threshold[i], hits);
-            for (size_t j = 0; j < p; j++) ix->post_start[ix->ranks[a + j] + 1]++;
-        }
+        if (b == a) continue;
+        size_t p = prefix_length(b - a, ix->threshold[i]);
+        for (size_t j = 0; j < p; j++)
+            ix->seg[(size_t)ix->ranks[a + j] * ix->n_classes + class_of[i] + 1]++;
     }
-    for (size_t r = 1; r < distinct + 2; r++) ix->post_start[r] += ix->post_start[r - 1];
-    ix->posts = malloc(((size_t)ix->post_start[distinct + 1] + 1) * sizeof(Post));
-    uint32_t *fill = malloc((distinct + 2) * sizeof(uint32_t));
-    if (!ix->posts || !fill) { free(fill); goto nomem; }
-    memcpy(fill, ix->post_start, (distinct + 2) * sizeof(uint32_t));
+    for (size_t k = 1; k <= n_seg; k++) ix->seg[k] += ix->seg[k - 1];
+    ix->posts = malloc(((size_t)ix->seg[n_seg] + 1) * sizeof(Post));
+    fill = malloc((n_seg + 1) * sizeof(uint32_t));
+    if (!ix->posts || !fill) goto nomem;
+    memcpy(fill, ix->seg, (n_seg + 1) * sizeof(uint32_t));
     for (Py_ssize_t i = 0; i < n; i++) {
         uint32_t a = ix->name_start[i], b = ix->name_start[i + 1];
         if (b == a) continue;
-        size_t p = prefix_length(b - a, ix->threshold[i], hits);
+        double t = ix->threshold[i];
+        size_t p = prefix_length(b - a, t);
         for (size_t j = 0; j < p; j++) {
-            Post *post = &ix->posts[fill[ix->ranks[a + j]]++];
+            Post *post = &ix->posts[fill[(size_t)ix->ranks[a + j] * ix->n_classes + class_of[i]]++];
             post->reg = (uint32_t)i;
+            post->start = a;
             post->pos = (uint16_t)j;
             post->size = (uint16_t)(b - a);
-            double t = ix->threshold[i], lo = ceil(t * (double)(b - a) - 1e-9),
-                   hi = floor((double)(b - a) / t + 1e-9);
-            post->lo = (uint16_t)(lo < 1 ? 1 : lo);
-            post->hi = (uint16_t)(hi > 65535 ? 65535 : hi);
+            post->threshold = nextafterf((float)t, 0.0f);
             post->share = nextafterf((float)(t / (1.0 + t)), 0.0f);
         }
     }
+    for (size_t k = 0; k < n_seg; k++)
+        if (ix->seg[k + 1] - ix->seg[k] > 1)
+            qsort(ix->posts + ix->seg[k], ix->seg[k + 1] - ix->seg[k], sizeof(Post), cmp_post_size);
     free(fill);
     free(all.p);
     free(keys.p);
     free(kc);
+    free(class_of);
     Py_DECREF(nseq);
     Py_DECREF(tseq);
     PyObject *capsule = PyCapsule_New(ix, "bvs.trgmjoin.index", capsule_free);
@@ -354,11 +405,12 @@ static PyObject *build(PyObject *self, PyObject *args) {
 nomem:
     PyErr_NoMemory();
 fail:
+    free(fill);
     free(all.p);
     free(keys.p);
     free(kc);
+    free(class_of);
     index_free(ix);
-fail_seq:
     Py_DECREF(nseq);
     Py_DECREF(tseq);
     return NULL;
@@ -380,20 +432,8 @@ static int emit(Out *o, uint32_t reg, uint32_t row, double sim) {
     return 0;
 }
 
-/* A register name's state while one entity name is probed. */
-typedef struct {
-    uint16_t stamp; /* the row that last met it, as a mark (see probe_rows) */
-    uint16_t hits;  /* prefix trigrams shared so far, or DEAD */
-} State;
-
-#define DEAD UINT16_MAX
-
-/* The overlap similarity t needs between sets of na and nb trigrams: o / (na + nb - o) >= t
- * if and only if o >= t * (na + nb) / (1 + t). */
-static inline size_t overlap_needed2(size_t na, size_t nb, double t) {
-    double need = ceil(t * (double)(na + nb) / (1.0 + t) - 1e-9);
-    return need < 1 ? 1 : (size_t)need;
-}
+/* A candidate: a register name met for the first time at its position `pos`. */
+typedef const Post *Cand;
 
 /* Probe rows [0, count): returns 0, -1 when out of memory, or -2 for a name of more than
  * 65,535 trigrams (its row in *bad_row). */
@@ -401,12 +441,18 @@ static int probe_rows(const Index *ix, const unsigned char *data, const void *of
                       Py_ssize_t start, Py_ssize_t count, Out *out, Py_ssize_t *bad_row) {
     Vec keys = {NULL, 0, 0, sizeof(uint64_t)}, present = {NULL, 0, 0, sizeof(uint32_t)};
     size_t n_regs = (size_t)(ix->n_names ? ix->n_names : 1);
-    State *state = calloc(n_regs, sizeof(State));
-    uint16_t *in_b = calloc(ix->n_ranks + 1, sizeof(uint16_t)); /* B's ranks, as marks */
+    uint16_t *seen = calloc(n_regs, sizeof(uint16_t));           /* marks */
+    uint16_t *in_b = calloc(ix->n_ranks + 1, sizeof(uint16_t));  /* B's ranks, as marks */
+    Cand *cand = malloc(n_regs * sizeof(Cand));
     uint16_t mark = 0;
-    uint32_t *cand = malloc(n_regs * sizeof(uint32_t));
+#ifdef TRGM_STATS
+    size_t scanned = 0, cands = 0, steps = 0, passed = 0, segs = 0;
+#define STAT(x) (x)
+#else
+#define STAT(x) ((void)0)
+#endif
     int rc = -1;
-    if (!state || !cand || !in_b) goto done;
+    if (!seen || !cand || !in_b) goto done;
     for (Py_ssize_t row = 0; row < count; row++) {
         int64_t a, b;
         if (wide) {
@@ -417,7 +463,7 @@ static int probe_rows(const Index *ix, const unsigned char *data, const void *of
             b = ((const int32_t *)offsets)[start + row + 1];
         }
         Py_ssize_t nb = name_keys(data + a, (Py_ssize_t)(b - a), &keys);
-        if (nb < 0) { rc = -1; goto done; }
+        if (nb < 0) goto done;
         if (nb == 0) continue;
         if (nb > 65535) { *bad_row = row; rc = -2; goto done; }
         if (vec_reserve(&present, (size_t)nb) < 0) goto done;
@@ -430,67 +476,85 @@ static int probe_rows(const Index *ix, const unsigned char *data, const void *of
         if (m == 0) continue;
         sort_u32(pr, m);
         size_t absent = (size_t)nb - m;
-        size_t p = prefix_length((size_t)nb, ix->min_threshold, ix->hits);
+        size_t p = prefix_length((size_t)nb, ix->min_threshold);
         if (p <= absent) continue;
         size_t probe = p - absent < m ? p - absent : m;
-        /* marks run 1..65535, then the states are cleared and they start again */
+        /* marks run 1..65535, then the arrays are cleared and they start again */
         if (++mark == 0) {
-            memset(state, 0, n_regs * sizeof(State));
+            memset(seen, 0, n_regs * sizeof(uint16_t));
             memset(in_b, 0, (ix->n_ranks + 1) * sizeof(uint16_t));
             mark = 1;
         }
         for (size_t j = 0; j < m; j++) in_b[pr[j]] = mark;
         double dnb = (double)nb;
-        /* 1. the prefix's postings: size and positional filters (PPJoin), hits counted.
-         * At A's position pos and B's present trigram jj, with h earlier hits, A and B can
-         * share at most h + 1 + min(|A| - pos - 1, m - jj - 1) trigrams (m: B's trigrams
-         * that some register name holds); below the overlap their threshold needs, A is
-         * dropped for this name. */
+        /* 1. Candidates: register names met in B's prefix for the first time (PPJoin).
+         * A met first at its position pos and B's present trigram jj share no trigram
+         * before those, so at most 1 + min(|A| - pos - 1, m - jj - 1) (m: B's trigrams that
+         * some register name holds). A is dropped when that is below the overlap its
+         * threshold needs, share * (|A| + |B|), or when the sizes rule the pair out; it is
+         * not met again. Within a (trigram, class) segment, ordered by size, only the sizes
+         * that both bounds allow for the class's threshold are read: a name outside them
+         * is outside them at every later trigram of B too. */
         size_t n_cand = 0;
         for (size_t jj = 0; jj < probe; jj++) {
             uint32_t r = pr[jj];
-            size_t rest_b = m - jj - 1; /* present trigrams after this one */
-            const Post *q = ix->posts + ix->post_start[r], *qe = ix->posts + ix->post_start[r + 1];
-            for (; q < qe; q++) {
-                State *st = &state[q->reg];
-                uint32_t h = 0; /* hits fit: a name has at most 65,535 trigrams */
-                if (st->stamp == mark) {
-                    if (st->hits == DEAD) continue;
-                    h = st->hits;
-                } else {
-                    st->stamp = mark;
-                    st->hits = DEAD;
-                    if ((size_t)nb < q->lo || (size_t)nb > q->hi) continue;
-                    cand[n_cand++] = q->reg;
+            double rest_b = (double)(m - jj); /* this trigram and B's later ones */
+            for (int c = 0; c < ix->n_classes; c++) {
+                double t = ix->class_threshold[c], share = ix->class_share[c];
+                double lo = ceil(t * dnb - 1e-9);
+                double hi = floor(dnb / t + 1e-9), hi_pos = floor(rest_b / share - dnb + 1e-9);
+                if (hi_pos < hi) hi = hi_pos;
+                if (hi < lo || hi < 1) continue;
+                /* read from the segment's start: a binary search costs more cache misses
+                 * than the short runs of too-small names it skips */
+                size_t k = (size_t)r * ix->n_classes + c;
+                STAT(segs++);
+                for (const Post *post = ix->posts + ix->seg[k], *end = ix->posts + ix->seg[k + 1];
+                     post < end && post->size <= hi; post++) {
+                    STAT(scanned++);
+                    if (post->size < lo || seen[post->reg] == mark) continue;
+                    seen[post->reg] = mark;
+                    double na = post->size, ta = post->threshold;
+                    if (dnb < ta * na - 1e-6 || dnb * ta > na + 1e-6) continue;
+                    double need = (double)post->share * (na + dnb) - 1e-6;
+                    double rest_a = (double)(post->size - post->pos);
+                    if (rest_a < need || rest_b < need) continue;
+                    STAT(cands++);
+                    __builtin_prefetch(ix->ranks + post->start + post->pos + 1);
+                    cand[n_cand++] = post;
                 }
-                /* an integer is below ceil(x) exactly when it is below x */
-                size_t rest_a = (size_t)q->size - q->pos - 1;
-                double most = (double)(h + 1 + (rest_a < rest_b ? rest_a : rest_b));
-                if (most < (double)q->share * (q->size + dnb) - 1e-6) { st->hits = DEAD; continue; }
-                st->hits = h + 1;
             }
         }
-        /* 2. candidates with enough hits: the exact overlap */
+        /* 2. Verification: the overlap is 1 + the shared trigrams after A's position pos,
+         * counted until the rest cannot reach what the threshold needs. */
         for (size_t c = 0; c < n_cand; c++) {
-            uint32_t reg = cand[c];
-            uint32_t h = state[reg].hits;
-            if (h == DEAD) continue;
-            uint32_t ra = ix->name_start[reg], rb = ix->name_start[reg + 1];
-            size_t na = rb - ra;
-            double t = ix->threshold[reg];
-            size_t need = overlap_needed2(na, (size_t)nb, t);
-            if (h < (need < (size_t)ix->hits ? need : (size_t)ix->hits)) continue;
-            size_t o = 0;
-            for (const uint32_t *x = ix->ranks + ra, *xe = ix->ranks + rb; x < xe; x++)
+            const Post *post = cand[c];
+            uint32_t reg = post->reg;
+            size_t na = post->size;
+            double t = post->threshold;
+            double need = ceil((double)post->share * (double)(na + (size_t)nb) - 1e-6);
+            size_t o = 1;
+            const uint32_t *x0 = ix->ranks + post->start + post->pos + 1, *x = x0;
+            const uint32_t *xe = ix->ranks + post->start + na;
+            for (; x < xe; x++) {
+                if ((double)(o + (size_t)(xe - x)) < need) break;
                 o += in_b[*x] == mark;
-            if (o < need) continue;
+            }
+            STAT(steps += (size_t)(x - x0));
+            if ((double)o < need) continue;
+            STAT(passed++);
             double sim = (double)o / ((double)na + dnb - (double)o);
             if (sim >= t && emit(out, reg, (uint32_t)row, sim) < 0) goto done;
         }
     }
     rc = 0;
+#ifdef TRGM_STATS
+    fprintf(stderr, "rows %zd scanned %.1f cands %.1f steps %.1f passed %.1f segs %.1f\n", count,
+            (double)scanned / count, (double)cands / count, (double)steps / count,
+            (double)passed / count, (double)segs / count);
+#endif
 done:
-    free(state);
+    free(seen);
     free(in_b);
     free(cand);
     free(keys.p);

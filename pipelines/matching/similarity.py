@@ -42,9 +42,6 @@ except ImportError:  # pragma: no cover - a machine that could not compile it
     _trgmjoin = None
 
 SLACK = 1e-6
-# Prefixes one trigram longer than the minimum, and candidates found twice in them: fewer
-# exact overlaps to compute (see docs/matching.md for the measurement).
-HITS = 2
 
 
 @dataclass(frozen=True)
@@ -75,19 +72,14 @@ def _trigram_set(name: str) -> frozenset[str]:
     return frozenset(grams)
 
 
-def _overlap_needed(n: int, threshold: float) -> int:
-    return max(math.ceil(threshold * n - 1e-9), 1)
-
-
-def _prefix_length(n: int, threshold: float, hits: int) -> int:
-    return min(n - min(_overlap_needed(n, threshold), n) + hits, n)
+def _prefix_length(n: int, threshold: float) -> int:
+    return n - min(max(math.ceil(threshold * n - 1e-9), 1), n) + 1
 
 
 class PythonIndex:
     """The C index's algorithm in Python: slow, for machines without a compiler."""
 
-    def __init__(self, names: Sequence[str], thresholds: Sequence[float], hits: int) -> None:
-        self.hits = hits
+    def __init__(self, names: Sequence[str], thresholds: Sequence[float]) -> None:
         grams = [_trigram_set(n) for n in names]
         counts: dict[str, int] = defaultdict(int)
         for g in grams:
@@ -98,11 +90,11 @@ class PythonIndex:
         self.thresholds = [t - SLACK for t in thresholds]
         self.min_threshold = min(self.thresholds, default=1.0)
         self.ranks = [sorted(self.rank[t] for t in g) for g in grams]
-        self.postings: dict[int, list[int]] = defaultdict(list)
+        self.postings: dict[int, list[tuple[int, int]]] = defaultdict(list)
         for i, ranks in enumerate(self.ranks):
             if ranks:
-                for r in ranks[: _prefix_length(len(ranks), self.thresholds[i], hits)]:
-                    self.postings[r].append(i)
+                for position, r in enumerate(ranks[: _prefix_length(len(ranks), self.thresholds[i])]):
+                    self.postings[r].append((i, position))
 
     def probe(self, names: Sequence[str | None]) -> tuple[list[int], list[int], list[float]]:
         regs: list[int] = []
@@ -113,27 +105,30 @@ class PythonIndex:
             nb = len(grams)
             present = sorted(r for t in grams if (r := self.rank.get(t)))
             absent = nb - len(present)
-            p = _prefix_length(nb, self.min_threshold, self.hits)
+            p = _prefix_length(nb, self.min_threshold)
             if not present or p <= absent:
                 continue
+            m = len(present)
             present_set = set(present)
-            hits: dict[int, int] = defaultdict(int)
-            for r in present[: p - absent]:
-                for reg in self.postings.get(r, ()):
-                    hits[reg] += 1
-            for reg, count in hits.items():
-                na, t = len(self.ranks[reg]), self.thresholds[reg]
-                if nb < t * na - 1e-9 or nb * t > na + 1e-9:
-                    continue
-                need = _overlap_needed(max(na, nb), t)
-                if count < min(need, self.hits):
-                    continue
-                o = sum(1 for x in self.ranks[reg] if x in present_set)
-                sim = o / (na + nb - o)
-                if o >= need and sim >= t:
-                    regs.append(reg)
-                    rows.append(row)
-                    sims.append(sim)
+            seen: set[int] = set()
+            for jj, r in enumerate(present[: p - absent]):
+                for reg, position in self.postings.get(r, ()):
+                    if reg in seen:
+                        continue
+                    seen.add(reg)
+                    ranks, t = self.ranks[reg], self.thresholds[reg]
+                    na = len(ranks)
+                    if nb < t * na - 1e-9 or nb * t > na + 1e-9:
+                        continue
+                    need = math.ceil(t * (na + nb) / (1 + t) - 1e-9)
+                    if min(na - position, m - jj) < need:
+                        continue
+                    o = 1 + sum(1 for x in ranks[position + 1 :] if x in present_set)
+                    sim = o / (na + nb - o)
+                    if o >= need and sim >= t:
+                        regs.append(reg)
+                        rows.append(row)
+                        sims.append(sim)
         return regs, rows, sims
 
 
@@ -151,7 +146,6 @@ class SimilarityIndex:
         names: Sequence[str],
         thresholds: Sequence[float],
         *,
-        hits: int = HITS,
         use_c: bool = True,
     ) -> None:
         self.names = list(names)
@@ -159,14 +153,14 @@ class SimilarityIndex:
         if len(thresholds) != len(self.names):
             raise ValueError("names and thresholds must have the same length")
         if use_c and _trgmjoin is not None:
-            self._c = _trgmjoin.build(self.names, thresholds, hits)
+            self._c = _trgmjoin.build(self.names, thresholds)
             self._py = None
         else:
             bad = [t for t in thresholds if not 0.0 < t <= 1.0]
             if bad:
                 raise ValueError(f"threshold {bad[0]!r} is not in (0, 1]")
             self._c = None
-            self._py = PythonIndex(self.names, thresholds, hits)
+            self._py = PythonIndex(self.names, thresholds)
 
     def probe(self, names: pa.Array) -> Pairs:
         """The pairs of one batch of entity names (an Arrow string array)."""
