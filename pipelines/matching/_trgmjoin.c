@@ -432,6 +432,13 @@ static int emit(Out *o, uint32_t reg, uint32_t row, double sim) {
     return 0;
 }
 
+/* ceil(x) for x >= 0 without a call into libm (the hot loops' own) */
+static inline size_t ceil_size(double x) {
+    if (x <= 0) return 0;
+    size_t i = (size_t)x;
+    return i + ((double)i < x);
+}
+
 /* A candidate: a register name met for the first time at its position `pos`. */
 typedef const Post *Cand;
 
@@ -501,10 +508,12 @@ static int probe_rows(const Index *ix, const unsigned char *data, const void *of
             double rest_b = (double)(m - jj); /* this trigram and B's later ones */
             for (int c = 0; c < ix->n_classes; c++) {
                 double t = ix->class_threshold[c], share = ix->class_share[c];
-                double lo = ceil(t * dnb - 1e-9);
-                double hi = floor(dnb / t + 1e-9), hi_pos = floor(rest_b / share - dnb + 1e-9);
-                if (hi_pos < hi) hi = hi_pos;
-                if (hi < lo || hi < 1) continue;
+                size_t lo = ceil_size(t * dnb - 1e-9);
+                double hi_d = dnb / t + 1e-9, hi_pos = rest_b / share - dnb + 1e-9;
+                if (hi_pos < hi_d) hi_d = hi_pos;
+                if (hi_d < 1) continue;
+                size_t hi = (size_t)hi_d; /* floor */
+                if (hi < lo) continue;
                 /* read from the segment's start: a binary search costs more cache misses
                  * than the short runs of too-small names it skips */
                 size_t k = (size_t)r * ix->n_classes + c;
@@ -532,16 +541,16 @@ static int probe_rows(const Index *ix, const unsigned char *data, const void *of
             uint32_t reg = post->reg;
             size_t na = post->size;
             double t = post->threshold;
-            double need = ceil((double)post->share * (double)(na + (size_t)nb) - 1e-6);
+            size_t need = ceil_size((double)post->share * (double)(na + (size_t)nb) - 1e-6);
             size_t o = 1;
             const uint32_t *x0 = ix->ranks + post->start + post->pos + 1, *x = x0;
             const uint32_t *xe = ix->ranks + post->start + na;
             for (; x < xe; x++) {
-                if ((double)(o + (size_t)(xe - x)) < need) break;
+                if (o + (size_t)(xe - x) < need) break;
                 o += in_b[*x] == mark;
             }
             STAT(steps += (size_t)(x - x0));
-            if ((double)o < need) continue;
+            if (o < need) continue;
             STAT(passed++);
             double sim = (double)o / ((double)na + dnb - (double)o);
             if (sim >= t && emit(out, reg, (uint32_t)row, sim) < 0) goto done;

@@ -93,7 +93,9 @@ class PythonIndex:
         self.postings: dict[int, list[tuple[int, int]]] = defaultdict(list)
         for i, ranks in enumerate(self.ranks):
             if ranks:
-                for position, r in enumerate(ranks[: _prefix_length(len(ranks), self.thresholds[i])]):
+                for position, r in enumerate(
+                    ranks[: _prefix_length(len(ranks), self.thresholds[i])]
+                ):
                     self.postings[r].append((i, position))
 
     def probe(self, names: Sequence[str | None]) -> tuple[list[int], list[int], list[float]]:

@@ -8,9 +8,9 @@ import random
 import duckdb
 import pyarrow as pa
 import pytest
+from pipelines.matching._trgmjoin import trigram_keys  # built by setup.py; CI must have it
 
 from pipelines.matching import trigram_similarity, trigrams
-from pipelines.matching._trgmjoin import trigram_keys  # built by setup.py; CI must have it
 from pipelines.matching.similarity import (
     SimilarityIndex,
     _key,
@@ -49,7 +49,9 @@ def _found(index: SimilarityIndex, entities, thresholds, first: int = 0) -> set[
     return {
         (r, first + w)
         for r, w, s in zip(
-            pairs.register_index.to_pylist(), pairs.row.to_pylist(), pairs.similarity.to_pylist(),
+            pairs.register_index.to_pylist(),
+            pairs.row.to_pylist(),
+            pairs.similarity.to_pylist(),
             strict=True,
         )  # fmt: skip
         if round(s, 6) >= thresholds[r]
@@ -158,8 +160,10 @@ def test_similarity_join_maps_rows_to_keys_across_batches_and_threads(world: dic
     found = {
         (r, k - 10_000)
         for r, k, s in zip(
-            out["register_index"].to_pylist(), out["name_id"].to_pylist(),
-            out["similarity"].to_pylist(), strict=True,
+            out["register_index"].to_pylist(),
+            out["name_id"].to_pylist(),
+            out["similarity"].to_pylist(),
+            strict=True,
         )  # fmt: skip
         if round(s, 6) >= world["thresholds"][r]
     }
