@@ -55,10 +55,10 @@ serve: install ## the read API on http://127.0.0.1:8000 (needs a published snaps
 test: prepare ## the whole test suite
 	$(BIN)/pytest
 
-bench: prepare ## benchmarks (BENCH_RECORDS ABN records, default 2,000,000; phoenix links at 3.5M companies, 5M officeholders; matching; verification at 2M ABNs; market signals for 2,500 products; search at 2M ABNs; network at 3.5M companies; the API at 2M ABNs)
+bench: prepare ## benchmarks (BENCH_RECORDS ABN records, default 2,000,000; phoenix links at 3.5M companies, 5M officeholders; matching 100,000 register names against 20M names; verification at 2M ABNs; market signals for 2,500 products; search at 2M ABNs; network at 3.5M companies; the API at 2M ABNs)
 	$(BIN)/python tests/benchmarks/bench_ingest.py --records $${BENCH_RECORDS:-2000000}
 	$(BIN)/python tests/benchmarks/bench_phoenix.py --companies $${BENCH_COMPANIES:-3500000} --officeholders $${BENCH_OFFICEHOLDERS:-5000000}
-	$(BIN)/python tests/benchmarks/bench_matching.py --names $${BENCH_NAMES:-200000} --register-names $${BENCH_REGISTER_NAMES:-5000} --recall-sample 20
+	$(BIN)/python tests/benchmarks/bench_matching.py --names $${BENCH_NAMES:-20000000} --register-names $${BENCH_REGISTER_NAMES:-100000} --recall-sample 10
 	$(BIN)/python tests/benchmarks/bench_verification.py --abns $${BENCH_VERIFY_ABNS:-2000000}
 	$(BIN)/python tests/benchmarks/bench_market.py --products $${BENCH_PRODUCTS:-2500}
 	$(BIN)/python tests/benchmarks/bench_search.py --abns $${BENCH_SEARCH_ABNS:-2000000}

@@ -4,7 +4,8 @@
  * build(names: list[str], thresholds: list[float]) -> index (a capsule)
  *     Indexes the register names (the small side). Trigrams are ranked by how many
  *     register names hold them, rarest first (ties by the trigram), and each register
- *     name A is posted under the first |A| - ceil(t_A * |A|) + 1 of its ranks (its prefix).
+ *     name A is posted under the first |A| - ceil(t_A * |A|) + 1 of its ranks (its prefix),
+ *     in segments by (rank, threshold class, size).
  *
  * probe(index, data, offsets, offset_width, start, count) -> (bytes, bytes, bytes)
  *     Joins `count` entity names, given as an Arrow string array's buffers (`data`, and
@@ -29,8 +30,11 @@
  * |B| - a + 1 of B have one in common. A's prefix is cut at its own threshold and B's at
  * the lowest threshold of the index, so both are at least that long. Trigrams that no
  * register name holds come first in B's order (rank 0): they fill B's prefix and find
- * nothing. Every candidate found is then checked by size (|B| between t|A| and |A|/t) and
- * by its exact overlap (a merge of the two sorted rank lists).
+ * nothing. A register name met first at its position i and B's j-th trigram can share at
+ * most 1 + min(|A| - i - 1, |B| - j - 1) trigrams (PPJoin's positional filter, Xiao et al.
+ * 2008); it is dropped when that, or its size (|B| between t|A| and |A|/t), rules the pair
+ * out. The rest are verified by counting the shared trigrams after position i, stopping
+ * when the remainder cannot reach the threshold.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 try:  # built by setup.py; tests hold it equal to PythonIndex
-    from pipelines.matching import _trgmjoin
+    import pipelines.matching._trgmjoin as _trgmjoin
 except ImportError:  # pragma: no cover - a machine that could not compile it
     _trgmjoin = None
 
@@ -168,7 +168,7 @@ class SimilarityIndex:
         """The pairs of one batch of entity names (an Arrow string array)."""
         if names.null_count:
             names = names.fill_null("")
-        if self._c is None:
+        if self._py is not None:
             regs, rows, sims = self._py.probe(names.to_pylist())
             return Pairs(
                 pa.array(regs, pa.int32()), pa.array(rows, pa.int32()), pa.array(sims, pa.float64())
