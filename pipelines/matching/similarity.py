@@ -12,7 +12,10 @@ al. "All-pairs", 2007):
   first |A| - ceil(t|A|) + 1 trigrams of A and the first |B| - ceil(t|B|) + 1 of B (in rank
   order) have one in common. Each register name A is posted under its prefix at its own
   threshold; each entity name B looks up its prefix at the lowest threshold of the index.
-* Candidates are checked by size (|B| between t|A| and |A|/t) and by their exact overlap.
+* A register name met first at its position i, at B's j-th trigram, can share at most
+  1 + min(|A| - i - 1, |B| - j - 1) trigrams (PPJoin's positional filter, Xiao et al. 2008):
+  it is dropped when that, or its size (|B| between t|A| and |A|/t), rules the pair out.
+  The rest are verified by counting shared trigrams after position i.
 
 The work is in C (`_trgmjoin.c`, built by setup.py); `PythonIndex` below is the same
 algorithm in Python, used where the extension could not be compiled and held equal to it

@@ -188,3 +188,12 @@ def test_name_similarities_joins_two_duckdb_relations(world: dict) -> None:
     brute = {(world["registers"][i], world["entities"][j]) for i, j in world["brute"]}
     assert {(r, e) for r, e, _ in result} == brute
     assert len(result) == len(brute)
+
+
+@pytest.mark.parametrize("use_c", [True, False], ids=["c", "python"])
+def test_no_register_names_or_no_entity_names_give_no_pairs(use_c: bool) -> None:
+    assert len(SimilarityIndex([], [], use_c=use_c).probe(pa.array(["A", ""])).row) == 0
+    empty = SimilarityIndex(["A"], [0.8], use_c=use_c).probe(pa.array([], pa.string()))
+    assert len(empty.row) == 0
+    one = SimilarityIndex(["A"], [0.8], use_c=use_c).probe(pa.array(["A"]))
+    assert one.row.to_pylist() == [0] and one.similarity.to_pylist() == [1.0]
