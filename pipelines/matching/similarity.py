@@ -57,6 +57,12 @@ class Pairs:
 
 
 def _trigram_set(name: str) -> frozenset[str]:
+    """The C extension's trigrams of a name (its twin, for PythonIndex and the tests).
+
+    Not `pipelines.matching.trigrams` (the pg_trgm reference): that lower-cases every
+    letter, this only ASCII ones, as the C code does; on normalised ASCII names the two
+    are equal (tests/matching/test_similarity.py holds them so).
+    """
     words: list[str] = []
     current: list[str] = []
     for c in name:
