@@ -6,13 +6,14 @@ Kept free of Dagster so they are unit-tested without running dbt.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 from pipelines.settings import Settings
+
+AS_OF_ENV = "BVS_AS_OF"  # "today" for dbt's age and recency rules (macros/as_of_date.sql)
 
 
 def manifest_path(settings: Settings) -> Path:
@@ -29,13 +30,17 @@ def dbt_env(settings: Settings) -> dict[str, str]:
     }
 
 
-def apply_dbt_env(settings: Settings) -> None:
-    """Export the dbt variables to this process (dagster-dbt starts dbt as a child process)."""
+def apply_dbt_env(settings: Settings, as_of: dt.date | None = None) -> None:
+    """Export the dbt variables to this process (dagster-dbt starts dbt as a child process),
+    with ``as_of`` as BVS_AS_OF: the `as_of_date()` macro reads it when dbt executes, not
+    when it parses, so a new date keeps dbt's partial parse (a `--vars` change would not)."""
     os.environ.update(dbt_env(settings))
+    if as_of is not None:
+        os.environ[AS_OF_ENV] = as_of.isoformat()
 
 
-def build_args(as_of: dt.date, *, select: str | None = None) -> list[str]:
-    args = ["build", "--vars", json.dumps({"as_of": as_of.isoformat()})]
+def build_args(*, select: str | None = None) -> list[str]:
+    args = ["build"]
     if select:
         args += ["--select", select]
     return args

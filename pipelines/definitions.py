@@ -20,8 +20,29 @@ load_log = dg.AssetSpec(
     description="One row per load attempt of a source, written by the ingest assets.",
 )
 
+# The files each load read (dbt source `meta.manifest`) and the load each raw table shows
+# (`meta.raw_tables`): the incremental market models compare them between builds.
+load_manifest = dg.AssetSpec(
+    key=["meta", "manifest"],
+    group_name="ingest",
+    description="One row per file a successful load read, with its SHA-256; written by the ingest assets.",
+)
+raw_tables = dg.AssetSpec(
+    key=["meta", "raw_tables"],
+    group_name="ingest",
+    description="The load each raw table shows now; written by the ingest assets.",
+)
+
 defs = dg.Definitions(
-    assets=[*ingest_assets, load_log, dbt_models, serving_snapshot, watch_alerts],
+    assets=[
+        *ingest_assets,
+        load_log,
+        load_manifest,
+        raw_tables,
+        dbt_models,
+        serving_snapshot,
+        watch_alerts,
+    ],
     jobs=[everything, market_daily],
     schedules=[weekly_refresh, daily_market_refresh],
     sensors=[new_landing_files],

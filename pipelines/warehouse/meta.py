@@ -4,11 +4,21 @@
 * ``meta.manifest``   one row per file a successful load read (size, checksum, extract date, rows)
 * ``meta.quarantine`` rejected rows: source, file, line, reason, raw text
 * ``meta.dq_results`` every data-quality expectation evaluated for a load, pass or fail
+* ``meta.raw_tables`` each raw table's directory of Parquet files and the load that wrote it
+  (``warehouse/rawfiles.py``)
 """
 
 from __future__ import annotations
 
 import duckdb
+
+RAW_TABLES_DDL = """
+create table if not exists meta.raw_tables (
+    table_name varchar primary key,   -- e.g. raw.abr__abns
+    location varchar not null,        -- directory of its Parquet files
+    load_id varchar                   -- the load that wrote them (null: never loaded)
+)
+"""
 
 META_DDL = [
     "create schema if not exists meta",
@@ -67,6 +77,7 @@ META_DDL = [
         checked_at timestamptz not null
     )
     """,
+    RAW_TABLES_DDL,
 ]
 
 

@@ -19,16 +19,11 @@ import pyarrow as pa
 
 from pipelines.ingest.base import write_part
 from pipelines.settings import Settings
+from pipelines.warehouse.meta import RAW_TABLES_DDL
 
 EMPTY = "empty"  # location of a table that was never loaded: one empty file with the schema
 
-DDL = """
-create table if not exists meta.raw_tables (
-    table_name varchar primary key,   -- e.g. raw.abr__abns
-    location varchar not null,        -- directory of its Parquet files
-    load_id varchar                   -- the load that wrote them (null: never loaded)
-)
-"""
+DDL = RAW_TABLES_DDL  # meta.raw_tables: where each raw table points, and its load
 
 
 def root(settings: Settings) -> Path:

@@ -15,15 +15,20 @@ AS_OF = "2026-11-20"
 
 
 def run_dbt(warehouse: Path, work: Path, *args: str, as_of: str = AS_OF) -> float:
-    """Run `dbt <args>` against `warehouse` (output under `work`); the wall seconds."""
-    env = os.environ | {"BVS_WAREHOUSE": str(warehouse), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    """Run `dbt <args>` against `warehouse` (output under `work`) as of `as_of` (BVS_AS_OF, as
+    the pipeline passes it: a new date keeps dbt's partial parse); the wall seconds."""
+    env = os.environ | {
+        "BVS_WAREHOUSE": str(warehouse),
+        "BVS_AS_OF": as_of,
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+    }
     started = time.perf_counter()
     subprocess.run(
         [
             str(Path(sys.executable).parent / "dbt"), *args,
             "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT),
             "--target-path", str(work / "target"), "--log-path", str(work / "logs"),
-            "--vars", json.dumps({"as_of": as_of}), "--quiet",
+            "--quiet",
         ],
         env=env, cwd=work, check=True,
     )  # fmt: skip

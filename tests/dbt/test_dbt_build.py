@@ -218,10 +218,13 @@ def make_warehouse(path: Path, rows: Mapping[str, Sequence[Mapping[str, Any]]]) 
     return path
 
 
-def run_dbt(command: str, warehouse: Path, work: Path, *args: str) -> subprocess.CompletedProcess:
+def run_dbt(
+    command: str, warehouse: Path, work: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
     env = os.environ | {
         "BVS_WAREHOUSE": str(warehouse),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        **(env or {}),
     }
     return subprocess.run(
         [
@@ -442,7 +445,7 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         " order by table_schema, table_name",
     )
     assert [(r["table_schema"], r["table_name"], r["table_type"]) for r in rows] == [
-        ("intermediate", "int_activist__campaigns_matched", "VIEW"),
+        ("intermediate", "int_activist__campaigns_matched", "BASE TABLE"),
         ("intermediate", "int_activist__pattern_elements", "VIEW"),
         ("intermediate", "int_check_evidence__adverse", "VIEW"),
         ("intermediate", "int_check_evidence__banned_disqualified", "VIEW"),
@@ -565,5 +568,6 @@ def test_parse_needs_no_warehouse_file(tmp_path: Path) -> None:
         for s in manifest["sources"].values()
     }
     raw = {name: ["raw", name] for name in (t.split(".")[1] for t in RAW_TABLES)}
-    assert sources == raw | {"loads": ["meta", "loads"]}
+    meta = {name: ["meta", name] for name in ("loads", "manifest", "raw_tables")}
+    assert sources == raw | meta
     assert not warehouse.parent.exists()

@@ -83,6 +83,8 @@ EXPECTED_KEYS = [
     "marts/verifications",
     "marts/viper",
     "meta/loads",
+    "meta/manifest",
+    "meta/raw_tables",
     "raw/abr__abns",
     "raw/abr__other_names",
     "raw/acnc__charities",

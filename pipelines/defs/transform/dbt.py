@@ -63,8 +63,8 @@ def dbt_models(
     context: dg.AssetExecutionContext, dbt: DbtCliResource, bvs: BvsResource
 ) -> Iterator[Any]:
     settings = bvs.settings()
-    apply_dbt_env(settings)
-    yield from dbt.cli(build_args(bvs.as_of_date()), context=context).stream()
+    apply_dbt_env(settings, as_of=bvs.as_of_date())
+    yield from dbt.cli(build_args(), context=context).stream()
 
 
 def dbt_resource() -> DbtCliResource:

@@ -4,6 +4,11 @@
 -- companies and the campaign database tens of rows, so every pair is compared. is_live: a report within
 -- the 30 days before the as-of date whose outcome is not yet known.
 
+-- A table: the name match is the costly part (every listed name's trigrams), and two
+-- models read it.
+
+{{ config(materialized='table') }}
+
 with
 
 campaigns as (

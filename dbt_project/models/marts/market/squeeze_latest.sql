@@ -1,6 +1,9 @@
 -- The latest Squeeze Score of every instrument (the squeeze endpoint and the squeeze_signal
 -- tile), with the score of its previous day, so a watch can tell a crossing from a stay.
 
+-- The newest day and the day before it per instrument by grouping (two hash aggregates and
+-- equality joins) rather than a window sorting every instrument's year of scores.
+
 with
 
 scores as (
@@ -9,20 +12,50 @@ scores as (
 
 ),
 
-ranked as (
+newest as (
 
     select
-        *,
-        lag(score) over (partition by market, ticker order by score_date) as previous_score,
-        lag(score_date) over (partition by market, ticker order by score_date) as previous_score_date,
-        row_number() over (partition by market, ticker order by score_date desc) as newest_first
+        market,
+        ticker,
+        max(score_date) as score_date
     from scores
+    group by market, ticker
+
+),
+
+previous as (
+
+    select
+        scores.market,
+        scores.ticker,
+        max(scores.score_date) as score_date
+    from scores
+    inner join newest
+        on scores.market = newest.market
+        and scores.ticker = newest.ticker
+        and scores.score_date < newest.score_date
+    group by scores.market, scores.ticker
 
 ),
 
 final as (
 
-    select * from ranked where newest_first = 1
+    select
+        latest.*,
+        previous_scores.score as previous_score,
+        previous.score_date as previous_score_date
+    from newest
+    inner join scores as latest
+        on newest.market = latest.market
+        and newest.ticker = latest.ticker
+        and newest.score_date = latest.score_date
+    left join previous
+        on newest.market = previous.market
+        and newest.ticker = previous.ticker
+    left join scores as previous_scores
+        on previous.market = previous_scores.market
+        and previous.ticker = previous_scores.ticker
+        and previous.score_date = previous_scores.score_date
 
 )
 

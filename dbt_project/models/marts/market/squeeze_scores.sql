@@ -3,12 +3,30 @@
 -- null and named in missing_signals, and the score is the mean of the others (it is null
 -- when none can be computed): no value is invented. Every ASX product with prices is
 -- scored, not only the core list (is_core marks it).
+--
+-- Incremental, one row per row of int_squeeze__inputs: a build rescores the days on or after
+-- the earliest date that int_squeeze__inputs recomputed since this model's last build (its
+-- rows newer than built_at here), and drops days int_squeeze__inputs no longer has.
+
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    on_schema_change='append_new_columns',
+    pre_hook="{{ bvs.delete_rescored_days() }}",
+) }}
+
+{%- set rescore_from = bvs.squeeze_rescore_from() %}
 
 with
 
 inputs as (
 
     select * from {{ ref('int_squeeze__inputs') }}
+    {%- if rescore_from is none %}
+    where 1 = 0
+    {%- elif rescore_from != 'all' %}
+    where trade_date >= cast('{{ rescore_from }}' as date)
+    {%- endif %}
 
 ),
 
@@ -81,7 +99,8 @@ final as (
         ), '') as missing_signals,
         case when scored.signals_available > 0
             then round(scored.signal_sum / scored.signals_available, 1)
-        end as score
+        end as score,
+        scored.built_at
     from scored
     left join coverage
         on scored.market = coverage.market
