@@ -289,6 +289,7 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
     """Create, list and revoke API keys (only a hash of each secret is stored)."""
     import datetime as _dt
 
+    from pipelines.state.counters import usage_engines
     from pipelines.state.db import state_store
     from pipelines.state.keys import ApiKeyError, create_key, list_keys, revoke_key
     from pipelines.state.limits import daily_usage
@@ -307,7 +308,7 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
                 record = revoke_key(engine, args.key_id)
                 print(json.dumps({"revoked": record.key_id, "name": record.name}))
                 return 0
-            usage = daily_usage(engine, _dt.datetime.now(_dt.UTC))
+            usage = daily_usage(usage_engines(settings, engine), _dt.datetime.now(_dt.UTC))
             rows = [
                 {
                     "key_id": k.key_id,

@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     # Where watches and alerts live (SQLAlchemy URL). Default: a SQLite file under
     # <data_dir>/state/; a deployment points it at a database server.
     state_url: str | None = Field(default=None)
+    # Where the API's rate counters are counted (pipelines/state/counters.py): a folder on a
+    # memory filesystem. Default /dev/shm/bvs-counters (the state folder without /dev/shm).
+    counters_dir: Path | None = Field(default=None)
     # API: per-plan limit overrides as JSON ({"enterprise": {"per_minute": 6000}}), how many
     # rendered verify responses each worker keeps (cache=true), and worker processes.
     plan_limits: str | None = Field(default=None)

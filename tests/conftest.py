@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
 
 from pipelines.identifiers import abn_from_acn, abn_with_check_digits, acn_check_digit
 from pipelines.settings import Settings, get_settings
+
+
+@pytest.fixture(scope="session", autouse=True)
+def counters_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The API's rate counters in this session's temporary folder, not in /dev/shm (where
+    they would outlive the tests); servers the tests start inherit it."""
+    folder = tmp_path_factory.mktemp("counters")
+    previous = os.environ.get("BVS_COUNTERS_DIR")
+    os.environ["BVS_COUNTERS_DIR"] = str(folder)
+    yield folder
+    if previous is None:
+        os.environ.pop("BVS_COUNTERS_DIR", None)
+    else:
+        os.environ["BVS_COUNTERS_DIR"] = previous
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ same functions the ``bvs`` commands print). Errors are always ``{"message": ...}
 import datetime as dt
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 import duckdb
@@ -34,7 +35,8 @@ from pipelines.serving.network import MAX_ABNS, network
 from pipelines.serving.search import search
 from pipelines.serving.verify import VerifyError, parse_abn, verify
 from pipelines.settings import BRISBANE, Settings, get_settings
-from pipelines.state.db import create_state_engine, driver_transaction
+from pipelines.state.counters import Counters
+from pipelines.state.db import create_state_engine, driver_reads, driver_transaction
 from pipelines.state.keys import ApiKey, authenticate
 from pipelines.state.limits import PREMIUM_CHECKS, Plan, consume, load_plans
 
@@ -83,10 +85,12 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
 
 
 class Gatekeeper:
-    """Bearer keys, plans and rate limits, over the state database."""
+    """Bearer keys (the state database), plans and rate limits (the counters' store:
+    ``pipelines.state.counters``)."""
 
     def __init__(self, settings: Settings, clock: Clock) -> None:
         self.engine = create_state_engine(settings)
+        self.counters = Counters(settings, self.engine, clock)
         self.plans = load_plans(settings.plan_limits)
         self.clock = clock
 
@@ -95,11 +99,12 @@ class Gatekeeper:
         if not token:
             raise ApiError(401, "missing API key: send the header Authorization: Bearer <key>")
         now = self.clock()
-        with driver_transaction(self.engine) as conn:
-            key = authenticate(conn, token)
-            if key is None:
-                raise ApiError(401, "invalid or revoked API key")
-            plan = self.plans[key.plan]
+        with driver_reads(self.engine) as reads:
+            key = authenticate(reads, token)  # read on every request: a revocation is seen
+        if key is None:
+            raise ApiError(401, "invalid or revoked API key")
+        plan = self.plans[key.plan]
+        with driver_transaction(self.counters.engine) as conn:
             if not plan.api_access:
                 quiet = consume(conn, key.key_id, plan.request_limits(), now, dry_run=True)
                 raise ApiError(
@@ -127,7 +132,7 @@ class Gatekeeper:
             return {}
         limited: dict[str, dt.datetime] = {}
         now = self.clock()
-        with driver_transaction(self.engine) as conn:
+        with driver_transaction(self.counters.engine) as conn:
             for check in wanted:
                 decision = consume(
                     conn, key.key_id, {f"month:{check}": plan.premium_per_month}, now
@@ -186,7 +191,16 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     gate = Gatekeeper(settings, clock)
     bearer = HTTPBearer(auto_error=False, description="`Authorization: Bearer bvs_<id>_<secret>`")
 
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        gate.counters.start()  # copies the day and month counters to the state database
+        try:
+            yield
+        finally:
+            gate.counters.stop()
+
     app = FastAPI(
+        lifespan=lifespan,
         title="BVS robot API",
         version="1.0.0",
         description=(

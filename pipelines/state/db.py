@@ -18,8 +18,8 @@ thread lock, since flock does not exclude threads of one process) that the kerne
 the next waiter the moment it is released. Other writers (``bvs keys``, watches) are rare
 and rely on ``busy_timeout``.
 
-The API's per-request transaction (authenticate the key, count the request) runs through
-``driver_transaction``: the same ``text()`` statements, compiled once for the engine's
+The API reads the key through ``driver_reads`` and counts the request through
+``driver_transaction``, on the counters' own store (``pipelines.state.counters``): the same ``text()`` statements, compiled once for the engine's
 dialect and executed on the driver's own cursor. SQLAlchemy's per-statement machinery costs
 about ten times the work SQLite does for these statements (0.5 ms against 0.05 ms a
 request, measured), which at a thousand requests a second is a quarter of a core.
@@ -52,11 +52,7 @@ def create_state_engine(settings: Settings) -> sa.Engine:
     else:
         if settings.state_url is None:
             settings.state_dir.mkdir(parents=True, exist_ok=True)
-        engine = sa.create_engine(
-            url,
-            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS, "check_same_thread": False},
-        )
-        _serialise_sqlite_writes(engine)
+        engine = sqlite_engine(url)
     # importing the modules that declare tables registers them on `metadata`
     from pipelines.state import keys, limits, watches  # noqa: F401
 
@@ -64,13 +60,26 @@ def create_state_engine(settings: Settings) -> sa.Engine:
     return engine
 
 
-def _serialise_sqlite_writes(engine: sa.Engine) -> None:
+def sqlite_engine(url: sa.URL | Path, *, synchronous: str = "normal") -> sa.Engine:
+    """An engine on a SQLite file: WAL, ``BEGIN IMMEDIATE`` writes, ``synchronous`` as given
+    (normal: durable at every checkpoint, fast commits; off: for a file in memory)."""
+    if isinstance(url, Path):
+        url = sa.URL.create("sqlite", database=str(url))
+    engine = sa.create_engine(
+        url,
+        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS, "check_same_thread": False},
+    )
+    _serialise_sqlite_writes(engine, synchronous)
+    return engine
+
+
+def _serialise_sqlite_writes(engine: sa.Engine, synchronous: str) -> None:
     @sa.event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
         cursor = dbapi_connection.cursor()
         cursor.execute("pragma journal_mode=wal")
-        cursor.execute("pragma synchronous=normal")  # durable at every checkpoint, fast commits
+        cursor.execute(f"pragma synchronous={synchronous}")
         cursor.execute(f"pragma busy_timeout={SQLITE_BUSY_TIMEOUT_SECONDS * 1000}")
         cursor.execute("pragma foreign_keys=on")
         cursor.close()
@@ -175,6 +184,24 @@ def driver_transaction(engine: sa.Engine) -> Iterator[DriverSession]:
         finally:
             cursor.close()
             raw.close()  # back to the pool
+
+
+@contextmanager
+def driver_reads(engine: sa.Engine) -> Iterator[DriverSession]:
+    """Reads on a pooled driver connection, outside any write transaction (SQLite's WAL:
+    they never wait for a writer)."""
+    raw = engine.raw_connection()
+    cursor = raw.cursor()
+    try:
+        yield DriverSession(cursor, engine.dialect)
+        if engine.dialect.name != "sqlite":
+            raw.commit()  # end the server's implicit transaction
+    except BaseException:
+        raw.rollback()
+        raise
+    finally:
+        cursor.close()
+        raw.close()
 
 
 @contextmanager

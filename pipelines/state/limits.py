@@ -18,7 +18,7 @@ import datetime as dt
 import functools
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -278,25 +278,31 @@ def _forget_past_windows(
             )
 
 
-def daily_usage(engine: sa.Engine, now: dt.datetime) -> dict[str, dict[str, int]]:
-    """Per key: requests today (Brisbane) and in total, from the day counters."""
+def daily_usage(
+    engines: sa.Engine | Sequence[sa.Engine], now: dt.datetime
+) -> dict[str, dict[str, int]]:
+    """Per key: requests today (Brisbane) and in total, from the day counters. With several
+    stores (the counters' file and its copy in the state database), each day's count is the
+    larger of theirs."""
     today, _end = window_bounds("day", now)
     c = rate_counters.c
-    with engine.connect() as conn:
-        rows = conn.execute(
-            sa.select(
-                c.key_id,
-                sa.func.sum(sa.case((c.window_start == today, c.count), else_=0)).label("today"),
-                sa.func.sum(c.count).label("total"),
-                sa.func.count().label("days"),
-            )
-            .where(c.counter == "day")
-            .group_by(c.key_id)
-        ).all()
-    return {
-        r.key_id: {"today": int(r.today or 0), "total": int(r.total or 0), "days": int(r.days)}
-        for r in rows
-    }
+    days: dict[tuple[str, str], int] = {}
+    for engine in [engines] if isinstance(engines, sa.Engine) else engines:
+        with engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(c.key_id, c.window_start, c.count).where(c.counter == "day")
+            ).all()
+        for row in rows:
+            day = (str(row.key_id), str(row.window_start))
+            days[day] = max(days.get(day, 0), int(row[2]))
+    usage: dict[str, dict[str, int]] = {}
+    for (key_id, window_start), count in days.items():
+        found = usage.setdefault(key_id, {"today": 0, "total": 0, "days": 0})
+        found["total"] += count
+        found["days"] += 1
+        if window_start == today:
+            found["today"] = count
+    return usage
 
 
 def usage_by_day(engine: sa.Engine, key_id: str) -> list[tuple[str, int]]:
