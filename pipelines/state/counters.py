@@ -1,4 +1,4 @@
-"""Where the rate limiter counts: a SQLite file in memory, copied to the state database.
+"""Where the rate limiter counts: a SQLite file in memory, copied to a file on disk.
 
 Every API request writes its rate counters. On the state database's disk those writes wait
 whenever the disk is busy: publishing a 5 GB snapshot to the same disk made every WAL write
@@ -11,8 +11,12 @@ same file lock (``pipelines.state.db``).
 
 Durability comes from a copy. Every ``FLUSH_SECONDS`` a thread of each API worker copies the
 day and month counters (the usage ``bvs keys list`` shows, the daily limit, the monthly
-premium quotas) to ``rate_counters`` in the state database, as absolute values: a copy is
-idempotent, and two workers copying at once agree. A counters file that does not exist yet
+premium quotas) to ``rate_counters`` in ``bvs.counters.sqlite`` beside the state database,
+as absolute values: a copy is idempotent, and two workers copying at once agree. The copies
+have a file of their own so that the state database, where every request reads its key,
+does not change while the API serves: a SQLite reader writes its read mark into the
+database's disk-backed ``-shm`` file whenever the WAL has changed since, and that write
+waits on a busy disk like any other. A counters file that does not exist yet
 (a new machine, a reboot) starts from those copies. A crash of the machine loses at most the
 last seconds of counts and the minute and hour windows then open, which at worst lets a key
 through a little early in the hour after a reboot. ``bvs keys list`` reads both and shows
@@ -75,10 +79,26 @@ def counters_path(settings: Settings) -> Path | None:
     return folder / f"counters-{digest}.sqlite"
 
 
+def copies_path(settings: Settings) -> Path | None:
+    """The durable copies' file beside the state database (``bvs.counters.sqlite``); None
+    when the state database is a server."""
+    if counters_path(settings) is None:
+        return None
+    state = Path(sa.make_url(settings.state_database_url).database or "").resolve()
+    return state.with_name(f"{state.stem}.counters{state.suffix or '.sqlite'}")
+
+
+def _ensure_table(engine: sa.Engine) -> None:
+    with write_lock(engine), engine.begin() as conn:  # workers start together
+        conn.execute(sa.schema.CreateTable(rate_counters, if_not_exists=True))
+
+
 class Counters:
     """The rate counters' store for one process: ``engine`` to count on, ``flush()`` to copy
-    the durable counters to the state database, ``start()``/``stop()`` for the copying
-    thread. Without a counters file (a server database), ``engine`` is the state database."""
+    the durable counters to ``copies`` (a SQLite file beside the state database, so the
+    keys' database does not change while the API serves and its readers never write),
+    ``start()``/``stop()`` for the copying thread. Without a counters file (a server
+    database), ``engine`` and ``copies`` are the state database."""
 
     def __init__(
         self,
@@ -91,16 +111,17 @@ class Counters:
         self.path = counters_path(settings)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        if self.path is None:
-            self.engine = state
+        copies = copies_path(settings)
+        if self.path is None or copies is None:
+            self.engine = self.copies = state
             return
+        self.copies = sqlite_engine(copies)  # on disk, durable at every checkpoint
+        _ensure_table(self.copies)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fresh = not self.path.exists()
-        # synchronous=off: the file is in memory; what must survive is copied to the state
-        # database, which keeps its own durability
+        # synchronous=off: the file is in memory; what must survive is in the copies
         self.engine = sqlite_engine(self.path, synchronous="off")
-        with write_lock(self.engine), self.engine.begin() as conn:  # workers start together
-            conn.execute(sa.schema.CreateTable(rate_counters, if_not_exists=True))
+        _ensure_table(self.engine)
         if fresh:
             self._seed()
 
@@ -109,10 +130,12 @@ class Counters:
         return self.engine is not self.state
 
     def _seed(self) -> None:
-        """Start from the state database's copies of the current day and month counters."""
-        rows = self._durable_rows(self.state)
-        if rows:
-            self._copy(self.engine, rows)
+        """Start from the copies of the current day and month counters (and from the state
+        database's own, where a release before the copies' file counted)."""
+        for source in (self.copies, self.state):
+            rows = self._durable_rows(source)
+            if rows:
+                self._copy(self.engine, rows)
 
     def _durable_rows(self, engine: sa.Engine) -> list[dict[str, Any]]:
         now = self.clock()
@@ -131,12 +154,12 @@ class Counters:
             conn.execute(_COPY, rows)
 
     def flush(self) -> int:
-        """Copy this machine's current day and month counters to the state database."""
+        """Copy this machine's current day and month counters to the copies' file."""
         if not self.separate:
             return 0
         rows = self._durable_rows(self.engine)
         if rows:
-            self._copy(self.state, rows)
+            self._copy(self.copies, rows)
         return len(rows)
 
     def start(self) -> None:
@@ -151,7 +174,7 @@ class Counters:
             try:
                 self.flush()
             except Exception:  # the next round tries again; requests are not affected
-                log.exception("copying the rate counters to the state database failed")
+                log.exception("copying the rate counters to their durable file failed")
 
     def stop(self) -> None:
         """Stop the copying thread after a last copy."""
@@ -164,12 +187,15 @@ class Counters:
         finally:
             if self.separate:
                 self.engine.dispose()
+                self.copies.dispose()
 
 
 def usage_engines(settings: Settings, state: sa.Engine) -> list[sa.Engine]:
-    """The stores holding day counters: the state database, and this machine's counters
-    file when there is one (``bvs keys list`` shows the larger count of each day)."""
-    path = counters_path(settings)
-    if path is None or not path.exists():
-        return [state]
-    return [state, sqlite_engine(path, synchronous="off")]
+    """The stores holding day counters: the state database, the copies' file and this
+    machine's counters file, those that exist (``bvs keys list`` shows the larger count of
+    each day)."""
+    engines = [state]
+    for path in (copies_path(settings), counters_path(settings)):
+        if path is not None and path.exists():
+            engines.append(sqlite_engine(path, synchronous="off"))
+    return engines

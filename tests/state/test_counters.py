@@ -51,15 +51,17 @@ def test_counts_go_to_their_own_file_and_the_day_and_month_ones_are_copied(
     assert counters.path.parent == counters_dir
     assert [_count(counters) for _ in range(3)] == [True, True, True]
     assert _count(counters, {"month:phone": 30})
-    assert _rows(state) == {}  # nothing on the state database's disk per request
+    assert _rows(counters.copies) == {}  # nothing on disk per request
 
     assert counters.flush() == 2
-    assert _rows(state) == {
+    assert _rows(counters.copies) == {
         ("k1", "day", "2026-11-23"): 3,
         ("k1", "month:phone", "2026-11"): 1,
     }  # minute and hour windows stay in memory
     counters.flush()  # a copy is idempotent
-    assert _rows(state)[("k1", "day", "2026-11-23")] == 3
+    assert _rows(counters.copies)[("k1", "day", "2026-11-23")] == 3
+    assert _rows(state) == {}  # the keys' database never changes while the API counts
+    assert counters.copies.url.database.endswith("state/bvs.counters.sqlite")  # type: ignore[union-attr]
     counters.stop()
 
 
@@ -79,14 +81,28 @@ def test_a_new_counters_file_starts_from_the_copies(settings: Settings, state: s
 def test_a_copy_never_lowers_a_count(settings: Settings, state: sa.Engine) -> None:
     counters = _open(settings, state)
     _count(counters)
-    with state.begin() as conn:  # a larger count already copied (another worker, later)
+    with counters.copies.begin() as conn:  # a larger count copied by another worker, later
         conn.execute(
             rate_counters.insert().values(
                 key_id="k1", counter="day", window_start="2026-11-23", count=7
             )
         )
     counters.flush()
-    assert _rows(state)[("k1", "day", "2026-11-23")] == 7
+    assert _rows(counters.copies)[("k1", "day", "2026-11-23")] == 7
+    counters.stop()
+
+
+def test_a_new_counters_file_also_starts_from_counts_in_the_state_database(
+    settings: Settings, state: sa.Engine
+) -> None:
+    with state.begin() as conn:  # counted by a release before the copies' file
+        conn.execute(
+            rate_counters.insert().values(
+                key_id="k1", counter="day", window_start="2026-11-23", count=5
+            )
+        )
+    counters = _open(settings, state)
+    assert not _count(counters)
     counters.stop()
 
 
@@ -102,7 +118,7 @@ def test_usage_shows_the_larger_count_of_the_file_and_the_copy(
     usage = daily_usage(usage_engines(settings, state), NOW)
     assert usage["k1"] == {"today": 4, "total": 4, "days": 1}
     assert usage["k2"]["today"] == 1
-    assert daily_usage(state, NOW)["k1"]["today"] == 3  # the copy alone lags
+    assert daily_usage(counters.copies, NOW)["k1"]["today"] == 3  # the copy alone lags
     counters.stop()
 
 
