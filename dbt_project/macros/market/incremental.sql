@@ -39,12 +39,18 @@
     {{ return(relation.schema ~ '.' ~ relation.identifier) }}
 {%- endmacro %}
 
-{% macro market_recompute_from(raw_inputs) -%}
+{#  True when this build is incremental on a previous build that has ``column`` (a build of
+    an older release lacks it: it is rebuilt whole). False at parse time and in unit tests. #}
+{% macro builds_on_itself(column) -%}
     {%- if not execute or this is none or not is_incremental() -%}
-        {{ return('all') }}
+        {{ return(false) }}
     {%- endif -%}
     {%- set columns = adapter.get_columns_in_relation(this) | map(attribute='name') | list -%}
-    {%- if 'source_loads' not in columns -%}
+    {{ return(column in columns) }}
+{%- endmacro %}
+
+{% macro market_recompute_from(raw_inputs) -%}
+    {%- if not bvs.builds_on_itself('source_loads') -%}
         {{ return('all') }}
     {%- endif -%}
     {%- set previous = run_query(
@@ -171,11 +177,7 @@
 {#  squeeze_scores: the earliest day int_squeeze__inputs recomputed since this model's last
     build (none: nothing; 'all': it was rebuilt whole, or this model has no build yet). #}
 {% macro squeeze_rescore_from() -%}
-    {%- if not execute or this is none or not is_incremental() -%}
-        {{ return('all') }}
-    {%- endif -%}
-    {%- set columns = adapter.get_columns_in_relation(this) | map(attribute='name') | list -%}
-    {%- if 'built_at' not in columns -%}
+    {%- if not bvs.builds_on_itself('built_at') -%}
         {{ return('all') }}
     {%- endif -%}
     {%- set found = run_query(
