@@ -53,6 +53,10 @@ class Settings(BaseSettings):
     plan_limits: str | None = Field(default=None)
     api_cache_entries: int = Field(default=10_000, ge=0)
     api_workers: int = Field(default=2, ge=1)
+    # Bytes of each snapshot the API reads into memory before serving it (the verify lookup,
+    # then the DuckDB file: pipelines/serving/preload.py). Default: half the machine's
+    # memory; 0: none.
+    api_preload_bytes: int | None = Field(default=None, ge=0)
     # Progress lines on a terminal; quiet when not a TTY or when CI is set.
     progress: bool | None = Field(default=None)
 

@@ -197,6 +197,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         try:
             yield
         finally:
+            holder.stop()
             gate.counters.stop()
 
     app = FastAPI(
@@ -560,6 +561,13 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
                     "built_at": _iso(snap.info.built_at),
                     "as_of": snap.info.as_of.isoformat(),
                     "age_seconds": round((now - snap.info.built_at).total_seconds(), 1),
+                    "preload": None
+                    if snap.preloaded is None
+                    else {
+                        "bytes": snap.preloaded.bytes,
+                        "of_bytes": snap.preloaded.wanted,
+                        "seconds": snap.preloaded.seconds,
+                    },
                 },
                 "stale_sources": _stale_sources(snap, now),
             }

@@ -162,11 +162,24 @@ class AlertsResponse(Open):
     next_cursor: int = Field(description="pass as `since` to get only newer alerts")
 
 
+class Preload(Open):
+    """How much of the snapshot's files this worker read into memory before serving them."""
+
+    bytes: int
+    of_bytes: int
+    seconds: float
+
+
 class SnapshotHealth(Open):
     snapshot_id: str
     built_at: str
     as_of: str
     age_seconds: float
+    preload: Preload | None = Field(
+        default=None,
+        description="Null while the worker is still reading the snapshot into memory"
+        " (BVS_API_PRELOAD_BYTES); a request meanwhile may wait for the disk.",
+    )
 
 
 class Health(Open):

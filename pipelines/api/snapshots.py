@@ -18,11 +18,13 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from pipelines.serving.lookup import VerifyLookup
+from pipelines.serving.preload import Preloaded, default_budget, preload
 from pipelines.serving.verify import Context, load_context
 from pipelines.settings import Settings
 from pipelines.warehouse.snapshot import (
@@ -45,6 +47,16 @@ class Served:
     lookup: VerifyLookup | None
     context: Context
     cache: dict[Any, Any] = field(default_factory=dict)  # per-snapshot memo (health, …)
+    preloaded: Preloaded | None = None  # None until its files have been read into memory
+
+    @property
+    def files(self) -> list[Path]:
+        """Its files, the hottest first: the verify lookup, then the DuckDB file."""
+        lookup = self.info.sidecars.get("verify")
+        return [
+            *([lookup] if lookup is not None and self.lookup is not None else []),
+            self.info.path,
+        ]
 
     @contextmanager
     def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -96,6 +108,10 @@ class SnapshotHolder:
         self._pointer_stamp: tuple[int, int, int] | None = None
         self._checked_at = 0.0
         self._opening = False
+        self._stop = threading.Event()
+        self.preload_budget = (
+            default_budget() if settings.api_preload_bytes is None else settings.api_preload_bytes
+        )
         self.last_error: str | None = None
 
     def _stamp(self) -> tuple[int, int, int] | None:
@@ -147,10 +163,34 @@ class SnapshotHolder:
             self.last_error = str(exc)
             log.error("cannot open the published snapshot (keeping the old one): %s", exc)
             return
+        current = self._served
+        new = current is None or fresh.info.snapshot_id != current.info.snapshot_id
+        if new and current is not None:
+            self._preload(fresh)  # in memory before it answers (docs/api.md, "Snapshots")
         self._pointer_stamp = stamp
         self.last_error = None
-        if self._served is None or fresh.info.snapshot_id != self._served.info.snapshot_id:
-            log.info("serving snapshot %s", fresh.info.snapshot_id)
-            self._served = fresh  # the old one closes when its last request drops it
-        else:
+        if not new:
             fresh.close()
+            return
+        log.info("serving snapshot %s", fresh.info.snapshot_id)
+        self._served = fresh  # the old one closes when its last request drops it
+        if current is None:  # the first: answer at once, read its files in the background
+            threading.Thread(target=self._preload, args=(fresh,), daemon=True).start()
+
+    def _preload(self, served: Served) -> None:
+        try:
+            served.preloaded = preload(served.files, self.preload_budget, stop=self._stop)
+        except OSError as exc:  # a slower start, not an outage
+            log.warning("could not read snapshot %s into memory: %s", served.info.snapshot_id, exc)
+            return
+        log.info(
+            "snapshot %s in memory: %d of %d bytes in %.1f s",
+            served.info.snapshot_id,
+            served.preloaded.bytes,
+            served.preloaded.wanted,
+            served.preloaded.seconds,
+        )
+
+    def stop(self) -> None:
+        """End a preload still reading (the server is shutting down)."""
+        self._stop.set()

@@ -25,6 +25,7 @@ import pytest
 import requests
 from api_server import Api, Clock, data_copy, free_port, serve
 
+from pipelines.api.snapshots import SnapshotHolder
 from pipelines.serving.lookup import build_verify_lookup
 from pipelines.settings import BRISBANE, get_settings
 from pipelines.state.db import state_store
@@ -368,6 +369,7 @@ def test_squeeze_viper_alerts_and_health(
     health = api.session.get(f"{api.url}/health", timeout=10)
     assert health.status_code == 200 and health.json()["status"] == "ok"
     assert "X-RateLimit-Limit" not in health.headers
+    assert "preload" in health.json()["snapshot"]  # null while the files are still read
 
 
 def test_search_puts_the_trading_name_first_with_the_legal_name_beneath(
@@ -518,6 +520,33 @@ def test_a_snapshot_published_during_requests_fails_none(api: Api, abns: dict[st
         worker.join(timeout=30)
     assert set(statuses) == {200}, statuses
     assert {before, info.snapshot_id} <= ids
+
+
+def test_a_new_snapshot_answers_only_once_its_files_are_in_memory(
+    published: Path, tmp_path: Path
+) -> None:
+    data = data_copy(published, tmp_path / "data")
+    settings = get_settings(data_dir=data, warehouse_path=data / "warehouse.duckdb")
+    holder = SnapshotHolder(settings, poll_seconds=0)
+    first = holder.current()
+    assert first is not None
+    writer = duckdb.connect(str(settings.warehouse))
+    try:
+        info = publish_snapshot(
+            writer, settings, as_of=dt.date(2026, 11, 20), sidecars={"verify": build_verify_lookup}
+        )
+    finally:
+        writer.close()
+    deadline = time.monotonic() + 30
+    served = holder.current()
+    while served is not None and served.info.snapshot_id != info.snapshot_id:
+        assert time.monotonic() < deadline, "the new snapshot never went into service"
+        time.sleep(0.01)
+        served = holder.current()
+    assert served is not None and served.preloaded is not None  # read before it answered
+    files = info.path.stat().st_size + info.sidecars["verify"].stat().st_size
+    assert served.preloaded.bytes == served.preloaded.wanted == files
+    holder.stop()
 
 
 def test_workers_share_exact_counts(published: Path, tmp_path: Path, abns: dict[str, str]) -> None:
