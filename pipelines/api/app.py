@@ -567,6 +567,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
                         "bytes": snap.preloaded.bytes,
                         "of_bytes": snap.preloaded.wanted,
                         "seconds": snap.preloaded.seconds,
+                        "locked_bytes": 0 if snap.pinned is None else snap.pinned.bytes,
                     },
                 },
                 "stale_sources": _stale_sources(snap, now),

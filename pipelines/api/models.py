@@ -168,6 +168,7 @@ class Preload(Open):
     bytes: int
     of_bytes: int
     seconds: float
+    locked_bytes: int = Field(description="Of those, locked in memory (the verify lookup).")
 
 
 class SnapshotHealth(Open):

@@ -24,7 +24,7 @@ from typing import Any
 import duckdb
 
 from pipelines.serving.lookup import VerifyLookup
-from pipelines.serving.preload import Preloaded, default_budget, preload
+from pipelines.serving.preload import Pinned, Preloaded, default_budget, preload
 from pipelines.serving.verify import Context, load_context
 from pipelines.settings import Settings
 from pipelines.warehouse.snapshot import (
@@ -48,6 +48,7 @@ class Served:
     context: Context
     cache: dict[Any, Any] = field(default_factory=dict)  # per-snapshot memo (health, …)
     preloaded: Preloaded | None = None  # None until its files have been read into memory
+    pinned: Pinned | None = None  # the verify lookup, locked in memory while this serves
 
     @property
     def files(self) -> list[Path]:
@@ -69,6 +70,8 @@ class Served:
 
     def close(self) -> None:
         self.con.close()
+        if self.pinned is not None:
+            self.pinned.close()
 
 
 def _open(settings: Settings) -> Served:
@@ -99,6 +102,13 @@ def _open(settings: Settings) -> Served:
         raise
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return -1
+
+
 class SnapshotHolder:
     def __init__(self, settings: Settings, *, poll_seconds: float = 0.5) -> None:
         self.settings = settings
@@ -113,6 +123,7 @@ class SnapshotHolder:
             default_budget() if settings.api_preload_bytes is None else settings.api_preload_bytes
         )
         self.last_error: str | None = None
+        self._warned_unpinned = False
 
     def _stamp(self) -> tuple[int, int, int] | None:
         try:
@@ -178,6 +189,19 @@ class SnapshotHolder:
             threading.Thread(target=self._preload, args=(fresh,), daemon=True).start()
 
     def _preload(self, served: Served) -> None:
+        lookup = served.files[0] if served.lookup is not None else None
+        if lookup is not None and 0 <= _size(lookup) <= self.preload_budget:
+            try:
+                served.pinned = Pinned(lookup)
+            except OSError as exc:
+                if not self._warned_unpinned:  # once a worker: the same cause every time
+                    self._warned_unpinned = True
+                    log.warning(
+                        "the verify lookup is read into memory but not locked there (a"
+                        " publish beside the server can push it out): %s; give the server"
+                        " CAP_IPC_LOCK or a memlock limit as large as the file",
+                        exc,
+                    )
         try:
             served.preloaded = preload(served.files, self.preload_budget, stop=self._stop)
         except OSError as exc:  # a slower start, not an outage

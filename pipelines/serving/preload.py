@@ -11,10 +11,14 @@ snapshot goes into service (the verify lookup first, then the DuckDB file), with
 budget: ``BVS_API_PRELOAD_BYTES``, by default half the machine's memory, 0 to turn it off.
 The pages are shared: the second worker's read is a copy from memory.
 
-Read once, the pages are kept by the kernel's own policy: pages read again and again (the
-served ones) stay on its active list, while the new snapshot's writes and the warehouse's
-reads pass through the inactive one. ``resident_bytes`` says how much of a file is in memory
-now (``mincore``), for the benchmark and for anyone checking a server.
+Read once, pages are kept only by the kernel's own policy, and a publish beside the server
+(the warehouse read, a new snapshot written) still pushed a fifth of them out. So the verify
+lookup, the file every verify reads, is locked in memory (``Pinned``: ``mmap`` and
+``mlock``) while its snapshot serves, when it fits the budget. Locking needs the
+``CAP_IPC_LOCK`` capability or a ``RLIMIT_MEMLOCK`` as large as the file (systemd
+``LimitMEMLOCK=``, docker ``--ulimit memlock=-1``); without them the lookup is read like the
+rest and a warning says so. ``resident_bytes`` says how much of a file is in memory now
+(``mincore``), for the benchmark and for anyone checking a server.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import mmap
 import os
 import threading
 import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,29 +96,62 @@ _libc.mmap.argtypes = [
     ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long
 ]  # fmt: skip
 _libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+_libc.mlock.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 _libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
 _MAP_FAILED = ctypes.c_void_p(-1).value
 _LOW_BIT = bytes(i & 1 for i in range(256))
 
 
-def resident_bytes(path: Path) -> int:
-    """How many bytes of ``path`` are in the page cache now (Linux ``mincore``); mapping the
-    file reads nothing."""
+def _map(path: Path) -> tuple[int, int]:
+    """``path`` mapped read-only and shared: (address, size); size 0 maps nothing."""
     with open(path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         if size == 0:
-            return 0
+            return 0, 0
         address = _libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, handle.fileno(), 0)
-        if address in (None, _MAP_FAILED):
+    if address in (None, _MAP_FAILED):
+        errno = ctypes.get_errno()
+        raise OSError(errno, os.strerror(errno), str(path))
+    return int(address), size
+
+
+def _unmap(address: int, size: int) -> None:
+    if size:
+        _libc.munmap(address, size)  # unlocks too
+
+
+class Pinned:
+    """A file's pages locked in memory until ``close()`` (or garbage collection): ``mlock`` on
+    a shared read-only mapping reads the whole file in and keeps it there. The pages are the
+    page cache's own, so every process reading the file (SQLite's ``pread``) is served from
+    them."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        address, self.bytes = _map(path)
+        if self.bytes and _libc.mlock(address, self.bytes) != 0:
+            errno = ctypes.get_errno()
+            _unmap(address, self.bytes)
+            raise OSError(errno, f"cannot lock in memory: {os.strerror(errno)}", str(path))
+        self._release = weakref.finalize(self, _unmap, address, self.bytes)
+
+    def close(self) -> None:
+        self._release()
+
+
+def resident_bytes(path: Path) -> int:
+    """How many bytes of ``path`` are in the page cache now (Linux ``mincore``); mapping the
+    file reads nothing."""
+    address, size = _map(path)
+    if size == 0:
+        return 0
+    try:
+        pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+        vector = (ctypes.c_ubyte * pages)()
+        if _libc.mincore(address, size, vector) != 0:
             errno = ctypes.get_errno()
             raise OSError(errno, os.strerror(errno), str(path))
-        try:
-            pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
-            vector = (ctypes.c_ubyte * pages)()
-            if _libc.mincore(address, size, vector) != 0:
-                errno = ctypes.get_errno()
-                raise OSError(errno, os.strerror(errno), str(path))
-        finally:
-            _libc.munmap(address, size)
+    finally:
+        _unmap(address, size)
     resident = bytes(vector).translate(_LOW_BIT).count(1)  # bit 0: in memory; others reserved
     return min(size, resident * mmap.PAGESIZE)

@@ -260,7 +260,7 @@ async def _with_publish(load: Load, work: Path, seconds: float) -> dict:
     running = asyncio.ensure_future(load.run())
     await asyncio.sleep(seconds / 4)
     served = _served_files(work)
-    resident_before = _resident_share(served)
+    resident_before = await asyncio.to_thread(_resident_share, served)
     publish_began = time.perf_counter()
     publisher = await asyncio.create_subprocess_exec(
         "nice", "-n", str(PUBLISH_NICENESS), sys.executable, __file__, "--publish-only", str(work),
@@ -268,7 +268,7 @@ async def _with_publish(load: Load, work: Path, seconds: float) -> dict:
     )  # fmt: skip
     out, _ = await publisher.communicate()
     publish_ended = time.perf_counter()
-    resident_after = _resident_share(served)
+    resident_after = await asyncio.to_thread(_resident_share, served)
     published = json.loads(out.decode().strip().splitlines()[-1])
     await asyncio.sleep(max(seconds / 4, started + seconds - time.perf_counter()))
     load.stop.set()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.serving.preload import CHUNK_BYTES, preload, resident_bytes
+from pipelines.serving.preload import CHUNK_BYTES, Pinned, preload, resident_bytes
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -74,3 +74,32 @@ def test_an_empty_file_has_nothing_resident(tmp_path: Path) -> None:
     empty.touch()
     assert resident_bytes(empty) == 0
     assert preload([empty], 100).complete
+
+
+def test_a_pinned_file_stays_in_memory_until_closed(tmp_path: Path) -> None:
+    file = _written(tmp_path / "lookup.sqlite", 64 * PAGE)
+    _evicted(file)
+    try:
+        pinned = Pinned(file)
+    except OSError as exc:  # no CAP_IPC_LOCK and a small memlock limit
+        pytest.skip(f"this environment cannot lock memory: {exc}")
+    assert pinned.bytes == file.stat().st_size == resident_bytes(file)
+    _drop(file)  # what memory pressure does to pages that are not locked
+    assert resident_bytes(file) == file.stat().st_size
+    pinned.close()
+    _drop(file)
+    assert resident_bytes(file) == 0
+
+
+def test_pinning_an_empty_file_locks_nothing(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.touch()
+    assert Pinned(empty).bytes == 0
+
+
+def _drop(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
