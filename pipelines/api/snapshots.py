@@ -177,7 +177,9 @@ class SnapshotHolder:
         current = self._served
         new = current is None or fresh.info.snapshot_id != current.info.snapshot_id
         if new and current is not None:
-            self._preload(fresh)  # in memory before it answers (docs/api.md, "Snapshots")
+            # the lookup in memory before it answers; the DuckDB file has just been written
+            # and reading it again here starved the old snapshot (docs/api.md, "Snapshots")
+            self._preload(fresh, whole=False)
         self._pointer_stamp = stamp
         self.last_error = None
         if not new:
@@ -186,9 +188,10 @@ class SnapshotHolder:
         log.info("serving snapshot %s", fresh.info.snapshot_id)
         self._served = fresh  # the old one closes when its last request drops it
         if current is None:  # the first: answer at once, read its files in the background
-            threading.Thread(target=self._preload, args=(fresh,), daemon=True).start()
+            threading.Thread(target=self._preload, args=(fresh, True), daemon=True).start()
 
-    def _preload(self, served: Served) -> None:
+    def _preload(self, served: Served, whole: bool) -> None:
+        """Lock the verify lookup in memory and read it; ``whole``: the DuckDB file too."""
         lookup = served.files[0] if served.lookup is not None else None
         if lookup is not None and 0 <= _size(lookup) <= self.preload_budget:
             try:
@@ -203,7 +206,8 @@ class SnapshotHolder:
                         exc,
                     )
         try:
-            served.preloaded = preload(served.files, self.preload_budget, stop=self._stop)
+            files = served.files if whole else served.files[: 1 if lookup is not None else 0]
+            served.preloaded = preload(files, self.preload_budget, stop=self._stop)
         except OSError as exc:  # a slower start, not an outage
             log.warning("could not read snapshot %s into memory: %s", served.info.snapshot_id, exc)
             return

@@ -258,6 +258,8 @@ async def _with_publish(load: Load, work: Path, seconds: float) -> dict:
     stop when ``seconds`` have passed and the new snapshot has served for a quarter of it."""
     started = time.perf_counter()
     running = asyncio.ensure_future(load.run())
+    memory: list[list[int]] = []
+    sampling = asyncio.ensure_future(_sample_memory(memory, load.stop))
     await asyncio.sleep(seconds / 4)
     served = _served_files(work)
     resident_before = await asyncio.to_thread(_resident_share, served)
@@ -273,6 +275,7 @@ async def _with_publish(load: Load, work: Path, seconds: float) -> dict:
     await asyncio.sleep(max(seconds / 4, started + seconds - time.perf_counter()))
     load.stop.set()
     await running
+    await sampling
     ended = time.perf_counter()
     statuses = Counter(status for _, _, status in load.records)
     by_second: dict[int, list[float]] = {}
@@ -296,6 +299,15 @@ async def _with_publish(load: Load, work: Path, seconds: float) -> dict:
         "snapshots_served": len(load.snapshots),
         "switched_to_new": published["snapshot_id"] in load.snapshots,
         "served_files_in_memory_before_and_after_publish": [resident_before, resident_after],
+        "memory_by_second": {
+            "columns": [
+                "mb_available",
+                "direct_reclaim_stalls",
+                "compaction_stalls",
+                "major_faults",
+            ],
+            "rows": memory,
+        },
     }
 
 
@@ -330,6 +342,28 @@ def _resident_share(paths: list[Path]) -> float:
     present = [p for p in paths if p.exists()]
     total = sum(p.stat().st_size for p in present)
     return round(sum(resident_bytes(p) for p in present) / total, 3) if total else 0.0
+
+
+def _memory_now() -> tuple[int, int, int, int]:
+    """(MB available, direct-reclaim stalls, compaction stalls, major faults) of the machine."""
+    counters = dict(line.split() for line in Path("/proc/vmstat").read_text().splitlines())
+    info = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
+    return (
+        int(info["MemAvailable"].split()[0]) // 1024,
+        sum(int(v) for k, v in counters.items() if k.startswith("allocstall_")),
+        int(counters.get("compact_stall", 0)),
+        int(counters.get("pgmajfault", 0)),
+    )
+
+
+async def _sample_memory(samples: list[list[int]], stop: asyncio.Event) -> None:
+    """Each second: MB available and the stalls and major faults of that second."""
+    last = _memory_now()
+    while not stop.is_set():
+        await asyncio.sleep(1)
+        now = _memory_now()
+        samples.append([now[0], *(b - a for a, b in zip(last[1:], now[1:], strict=True))])
+        last = now
 
 
 def _served_files(work: Path) -> list[Path]:
