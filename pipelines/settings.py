@@ -42,6 +42,9 @@ class Settings(BaseSettings):
     duckdb_temp_limit: str = Field(default="40GB")
     duckdb_threads: int = Field(default=0, ge=0, description="0 = DuckDB's default")
     snapshots_kept: int = Field(default=3, ge=1)
+    # Publishing flushes the snapshot files it writes this often (seconds; 0: only at the
+    # end), so the machine never holds GBs of unwritten data (pipelines/warehouse/snapshot.py).
+    publish_flush_seconds: float = Field(default=0.25, ge=0)
     # Where watches and alerts live (SQLAlchemy URL). Default: a SQLite file under
     # <data_dir>/state/; a deployment points it at a database server.
     state_url: str | None = Field(default=None)

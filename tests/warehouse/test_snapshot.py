@@ -502,3 +502,41 @@ def test_a_reader_in_another_process_keeps_working_while_new_snapshots_are_publi
             child.kill()
             child.wait()
     assert newest.tables["marts.companies"] == 7
+
+
+@pytest.mark.parametrize("every", [0.05, 0])
+def test_files_being_published_are_flushed_as_they_are_written(
+    tmp_path: Path, every: float
+) -> None:
+    """Unwritten data does not pile up: a flushed file's pages are clean, so the kernel can
+    drop them (``POSIX_FADV_DONTNEED`` drops clean pages only); without the flusher they
+    stay dirty in memory."""
+    from pipelines.serving.preload import resident_bytes
+
+    probe = tmp_path / "probe"
+    probe.write_bytes(os.urandom(1 << 20))
+    fd = os.open(probe, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    if resident_bytes(probe):
+        pytest.skip(f"{tmp_path} is on a file system that keeps files in memory")
+    path = tmp_path / "20261120T000000Z-abc.duckdb.tmp"
+    other = tmp_path / "another.duckdb.tmp"  # not this publish's: never flushed
+    with snapshot._flushed_as_written(tmp_path, "20261120T000000Z-abc", every):
+        for file in (path, other):
+            with open(file, "wb") as handle:
+                handle.write(os.urandom(8 * 1024 * 1024))
+        time.sleep(0.3)
+        for file in (path, other):
+            fd = os.open(file, os.O_RDONLY)
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+        if resident_bytes(path) and resident_bytes(path) < path.stat().st_size:
+            pytest.skip("the kernel wrote part of the file back on its own")
+        assert (resident_bytes(path) == 0) is (every > 0)
+        assert resident_bytes(other) == other.stat().st_size
