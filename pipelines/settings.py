@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     # Publishing flushes the snapshot files it writes this often (seconds; 0: only at the
     # end), so the machine never holds GBs of unwritten data (pipelines/warehouse/snapshot.py).
     publish_flush_seconds: float = Field(default=0.25, ge=0)
+    # DuckDB threads for publishing a snapshot (0: the pipeline's own). On a machine that also
+    # serves the API, fewer threads than cores leave the API a core (docs/api.md).
+    publish_threads: int = Field(default=0, ge=0)
     # Where watches and alerts live (SQLAlchemy URL). Default: a SQLite file under
     # <data_dir>/state/; a deployment points it at a database server.
     state_url: str | None = Field(default=None)

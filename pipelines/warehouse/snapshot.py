@@ -216,6 +216,21 @@ def _fsync_dir(path: Path) -> None:
 
 
 @contextlib.contextmanager
+def _threads(con: duckdb.DuckDBPyConnection, threads: int) -> Iterator[None]:
+    """DuckDB's threads on ``con`` set to ``threads`` while the block runs (0: unchanged)."""
+    if not threads:
+        yield
+        return
+    row = con.execute("select current_setting('threads')").fetchone()
+    before = int(row[0]) if row else threads
+    con.execute(f"set threads = {int(threads)}")
+    try:
+        yield
+    finally:
+        con.execute(f"set threads = {before}")
+
+
+@contextlib.contextmanager
 def _flushed_as_written(directory: Path, prefix: str, every: float) -> Iterator[None]:
     """While the block runs, fsync every file of ``directory`` whose name starts with
     ``prefix`` each ``every`` seconds (0: never). A flush that fails (a file renamed or
@@ -702,7 +717,7 @@ def publish_snapshot(
     final = directory / f"{snapshot_id}{SUFFIX}"
 
     flushed = _flushed_as_written(directory, snapshot_id, settings.publish_flush_seconds)
-    with _removed_on_error(tmp), flushed:
+    with _removed_on_error(tmp), flushed, _threads(con, settings.publish_threads):
         counts = _build(
             con,
             tmp,

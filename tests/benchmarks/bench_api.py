@@ -54,6 +54,8 @@ AS_OF = "2026-11-20"
 # The mid-run publish is a batch job beside the API: it yields the cores to the API's
 # workers but still gets a share (nice 19 starves it outright while the API is saturated).
 PUBLISH_NICENESS = 10
+# ... and with one DuckDB thread (BVS_PUBLISH_THREADS), leaving the API a core of the two.
+PUBLISH_THREADS = 1
 
 
 def _env(data: Path, **extra: str) -> dict[str, str]:
@@ -267,6 +269,7 @@ async def _with_publish(load: Load, work: Path, seconds: float) -> dict:
     publisher = await asyncio.create_subprocess_exec(
         "nice", "-n", str(PUBLISH_NICENESS), sys.executable, __file__, "--publish-only", str(work),
         stdout=asyncio.subprocess.PIPE,
+        env={**os.environ, "BVS_PUBLISH_THREADS": str(PUBLISH_THREADS)},
     )  # fmt: skip
     out, _ = await publisher.communicate()
     publish_ended = time.perf_counter()
@@ -463,6 +466,7 @@ def main() -> int:
             f" connections for verify, {args.open_connections // 4} for search"
         ),
         "publish_niceness": PUBLISH_NICENESS,
+        "publish_threads": PUBLISH_THREADS,
         "server": f"bvs serve --workers {args.workers} (uvicorn, httptools, uvloop)",
         "first_publish_seconds": first["seconds"],
         "verify_capacity": capacity,

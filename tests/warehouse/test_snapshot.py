@@ -540,3 +540,21 @@ def test_files_being_published_are_flushed_as_they_are_written(
             pytest.skip("the kernel wrote part of the file back on its own")
         assert (resident_bytes(path) == 0) is (every > 0)
         assert resident_bytes(other) == other.stat().st_size
+
+
+def test_publish_threads_apply_while_publishing_only(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    """``publish_threads`` caps DuckDB's threads for the publish, then the pipeline's own
+    setting is back on its connection."""
+    writer.execute("set threads = 2")
+    seen: list[int] = []
+
+    def spy(snapshot_path: Path, out_path: Path) -> None:  # runs inside the publish
+        seen.append(int(writer.execute("select current_setting('threads')").fetchone()[0]))
+        out_path.write_bytes(b"")
+
+    settings.publish_threads = 1
+    publish_snapshot(writer, settings, as_of=AS_OF, sidecars={"probe": spy})
+    assert seen == [1]
+    assert writer.execute("select current_setting('threads')").fetchone()[0] == 2
