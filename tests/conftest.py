@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +24,27 @@ def counters_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         os.environ.pop("BVS_COUNTERS_DIR", None)
     else:
         os.environ["BVS_COUNTERS_DIR"] = previous
+
+
+@pytest.fixture
+def evict() -> Callable[..., None]:
+    """Takes files out of the page cache (written back first: only clean pages can go).
+    Skips the test on a file system that keeps files in memory (tmpfs), where that cannot
+    be done."""
+    from pipelines.serving.preload import resident_bytes
+
+    def out_of_memory(*paths: Path) -> None:
+        for path in paths:
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+            if resident_bytes(path):
+                pytest.skip(f"{path.parent} is on a file system that keeps files in memory")
+
+    return out_of_memory
 
 
 @pytest.fixture

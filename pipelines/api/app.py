@@ -193,7 +193,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        gate.counters.start()  # copies the day and month counters to the state database
+        gate.counters.start()  # copies the day and month counters to their durable file
         try:
             yield
         finally:

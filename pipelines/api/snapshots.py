@@ -51,13 +51,14 @@ class Served:
     pinned: Pinned | None = None  # the verify lookup, locked in memory while this serves
 
     @property
+    def lookup_file(self) -> Path | None:
+        """The verify lookup's file, when this snapshot answers verify from one."""
+        return self.info.sidecars.get("verify") if self.lookup is not None else None
+
+    @property
     def files(self) -> list[Path]:
         """Its files, the hottest first: the verify lookup, then the DuckDB file."""
-        lookup = self.info.sidecars.get("verify")
-        return [
-            *([lookup] if lookup is not None and self.lookup is not None else []),
-            self.info.path,
-        ]
+        return [*filter(None, [self.lookup_file]), self.info.path]
 
     @contextmanager
     def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -191,8 +192,10 @@ class SnapshotHolder:
             threading.Thread(target=self._preload, args=(fresh, True), daemon=True).start()
 
     def _preload(self, served: Served, whole: bool) -> None:
-        """Lock the verify lookup in memory and read it; ``whole``: the DuckDB file too."""
-        lookup = served.files[0] if served.lookup is not None else None
+        """Lock the verify lookup in memory (which reads it in); read what is left of the
+        budget: ``whole``, the DuckDB file too."""
+        started = time.perf_counter()
+        lookup = served.lookup_file
         if lookup is not None and 0 <= _size(lookup) <= self.preload_budget:
             try:
                 served.pinned = Pinned(lookup)
@@ -205,12 +208,20 @@ class SnapshotHolder:
                         " CAP_IPC_LOCK or a memlock limit as large as the file",
                         exc,
                     )
+        locked = served.pinned.bytes if served.pinned is not None else 0
+        files = served.files if whole else served.files[:1] if lookup is not None else []
+        if served.pinned is not None:
+            files = files[1:]  # the lock has read it already
         try:
-            files = served.files if whole else served.files[: 1 if lookup is not None else 0]
-            served.preloaded = preload(files, self.preload_budget, stop=self._stop)
+            rest = preload(files, self.preload_budget - locked, stop=self._stop)
         except OSError as exc:  # a slower start, not an outage
             log.warning("could not read snapshot %s into memory: %s", served.info.snapshot_id, exc)
             return
+        served.preloaded = Preloaded(
+            bytes=rest.bytes + locked,
+            wanted=rest.wanted + locked,
+            seconds=round(time.perf_counter() - started, 2),
+        )
         log.info(
             "snapshot %s in memory: %d of %d bytes in %.1f s",
             served.info.snapshot_id,

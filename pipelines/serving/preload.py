@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import logging
 import mmap
 import os
 import threading
@@ -34,8 +33,6 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-log = logging.getLogger(__name__)
 
 CHUNK_BYTES = 8 * 1024 * 1024
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from pipelines.serving.preload import CHUNK_BYTES, Pinned, preload, resident_bytes
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
+Evict = Callable[..., None]  # tests/conftest.py::evict
 
 
 def _written(path: Path, size: int) -> Path:
@@ -18,23 +20,10 @@ def _written(path: Path, size: int) -> Path:
     return path
 
 
-def _evicted(*paths: Path) -> None:
-    """Out of the page cache (clean pages only: written back first)."""
-    for path in paths:
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        finally:
-            os.close(fd)
-        if resident_bytes(path):
-            pytest.skip(f"{path.parent} is on a file system that keeps files in memory")
-
-
-def test_files_are_read_in_order_within_the_budget(tmp_path: Path) -> None:
+def test_files_are_read_in_order_within_the_budget(tmp_path: Path, evict: Evict) -> None:
     hot = _written(tmp_path / "lookup.sqlite", 3 * CHUNK_BYTES // 2)
     cold = _written(tmp_path / "snapshot.duckdb", 2 * CHUNK_BYTES)
-    _evicted(hot, cold)
+    evict(hot, cold)
     budget = hot.stat().st_size + CHUNK_BYTES // 2
 
     done = preload([tmp_path / "missing.sqlite", hot, cold], budget)
@@ -46,17 +35,17 @@ def test_files_are_read_in_order_within_the_budget(tmp_path: Path) -> None:
     assert CHUNK_BYTES // 2 <= resident_bytes(cold) < cold.stat().st_size
 
 
-def test_a_whole_snapshot_within_budget_is_complete(tmp_path: Path) -> None:
+def test_a_whole_snapshot_within_budget_is_complete(tmp_path: Path, evict: Evict) -> None:
     files = [_written(tmp_path / f"f{i}", PAGE * 10 + i) for i in range(3)]
-    _evicted(*files)
+    evict(*files)
     done = preload(files, 10**12)
     assert done.complete and done.bytes == sum(f.stat().st_size for f in files)
     assert all(resident_bytes(f) == f.stat().st_size for f in files)
 
 
-def test_a_zero_budget_reads_nothing(tmp_path: Path) -> None:
+def test_a_zero_budget_reads_nothing(tmp_path: Path, evict: Evict) -> None:
     file = _written(tmp_path / "f", 4 * PAGE)
-    _evicted(file)
+    evict(file)
     done = preload([file], 0)
     assert done.bytes == 0 and done.wanted == 4 * PAGE
     assert resident_bytes(file) == 0
@@ -76,9 +65,9 @@ def test_an_empty_file_has_nothing_resident(tmp_path: Path) -> None:
     assert preload([empty], 100).complete
 
 
-def test_a_pinned_file_stays_in_memory_until_closed(tmp_path: Path) -> None:
+def test_a_pinned_file_stays_in_memory_until_closed(tmp_path: Path, evict: Evict) -> None:
     file = _written(tmp_path / "lookup.sqlite", 64 * PAGE)
-    _evicted(file)
+    evict(file)
     try:
         pinned = Pinned(file)
     except OSError as exc:  # no CAP_IPC_LOCK and a small memlock limit
