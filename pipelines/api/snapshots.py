@@ -4,15 +4,18 @@ Each request asks ``SnapshotHolder.current()`` for the snapshot to answer from. 
 stats the ``CURRENT`` pointer at most every ``poll_seconds``; when it names a new snapshot,
 the new file (and its verify lookup) is opened before it replaces the old one, and a request
 that already holds the old one finishes on it (DuckDB and SQLite keep a deleted file
-readable through an open handle). The old connection is closed by garbage collection once
-the last request using it has let it go. If the new file cannot be opened, the old one
-stays in service and the failure is logged; it is tried again at the next poll.
+readable through an open handle). The old snapshot is closed on a background thread once
+the last request using it has let it go: closing frees its DuckDB buffers and unlocks its
+lookup, which took 100-200 ms, too long for the request that happened to drop it last. If
+the new file cannot be opened, the old one stays in service and the failure is logged; it
+is tried again at the next poll.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -36,6 +39,8 @@ from pipelines.warehouse.snapshot import (
 )
 
 log = logging.getLogger(__name__)
+
+RELEASE_WAIT_SECONDS = 300.0  # a request holding the old snapshot longer: left to the GC
 
 
 @dataclass
@@ -187,9 +192,36 @@ class SnapshotHolder:
             fresh.close()
             return
         log.info("serving snapshot %s", fresh.info.snapshot_id)
-        self._served = fresh  # the old one closes when its last request drops it
+        self._served = fresh
         if current is None:  # the first: answer at once, read its files in the background
             threading.Thread(target=self._preload, args=(fresh, True), daemon=True).start()
+        else:
+            old = [current]  # handed over, so the releasing thread holds the only reference
+            del current
+            threading.Thread(target=self._release, args=(old,), daemon=True).start()
+
+    def _release(self, handed: list[Served]) -> None:
+        """Close a snapshot that has left service, here rather than in whichever request
+        drops it last, once no request holds it (CPython's reference count)."""
+        old = handed.pop()
+        started = time.monotonic()
+        # two references left when no request holds it: ``old`` and getrefcount's argument
+        while sys.getrefcount(old) > 2:
+            if time.monotonic() - started > RELEASE_WAIT_SECONDS or self._stop.is_set():
+                log.warning(
+                    "snapshot %s is still in use %.0f s after leaving service; it is closed"
+                    " when its last request ends",
+                    old.info.snapshot_id,
+                    time.monotonic() - started,
+                )
+                return
+            time.sleep(0.05)
+        old.close()
+        log.info(
+            "released snapshot %s, %.1f s after it left service",
+            old.info.snapshot_id,
+            time.monotonic() - started,
+        )
 
     def _preload(self, served: Served, whole: bool) -> None:
         """Lock the verify lookup in memory (which reads it in); read what is left of the

@@ -63,9 +63,16 @@ def _check_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [n[: -len("_status")] for n in names if n.endswith("_status") and n != "status"]
 
 
-def build_verify_lookup(snapshot_path: Path, out_path: Path) -> int:
-    """Write the lookup file for a snapshot; returns the number of ABNs written."""
-    con = duckdb.connect(str(snapshot_path), read_only=True)
+def build_verify_lookup(snapshot_path: Path, out_path: Path, *, threads: int = 0) -> int:
+    """Write the lookup file for a snapshot; returns the number of ABNs written.
+
+    ``threads`` caps DuckDB's threads reading the snapshot (0: DuckDB's default); a publish
+    beside the API passes its own cap (``BVS_PUBLISH_THREADS``).
+    """
+    config: dict[str, str | bool | int | float | list[str]] = (
+        {"threads": threads} if threads else {}
+    )
+    con = duckdb.connect(str(snapshot_path), read_only=True, config=config)
     try:
         check_ids = _check_ids(con)
         reasons = [

@@ -40,10 +40,10 @@ import secrets
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import duckdb
 
@@ -143,9 +143,14 @@ class SnapshotInfo:
     sidecars: dict[str, Path] = field(default_factory=dict)  # name -> file built from it
 
 
-# Builds a file derived from the snapshot (e.g. a point-lookup index) from the snapshot's
-# path into the given output path; returns the rows written.
-SidecarBuilder = Callable[[Path, Path], int]
+class SidecarBuilder(Protocol):
+    """Builds a file derived from the snapshot (e.g. a point-lookup index) from the snapshot's
+    path into ``out_path``; returns the rows written. ``threads`` caps DuckDB's threads
+    (0: DuckDB's default), as the publish does on its own connection."""
+
+    def __call__(self, snapshot_path: Path, out_path: Path, *, threads: int = 0) -> int: ...
+
+
 SIDECAR_SUFFIX = ".sqlite"
 
 
@@ -213,6 +218,11 @@ def _fsync_dir(path: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def _threads_config(threads: int) -> dict[str, str | bool | int | float | list[str]]:
+    """Connection config capping DuckDB's threads (0: none, DuckDB's default)."""
+    return {"threads": int(threads)} if threads else {}
 
 
 @contextlib.contextmanager
@@ -452,14 +462,15 @@ def _build(
 
 
 def check_snapshot_file(
-    path: Path, expected: dict[str, int], snapshot_id: str | None = None
+    path: Path, expected: dict[str, int], snapshot_id: str | None = None, *, threads: int = 0
 ) -> None:
     """Open ``path`` read-only in this process and compare it with ``expected`` row counts.
 
     Used by the verify subprocess; call ``verify_snapshot`` from the pipeline instead.
+    ``threads`` caps DuckDB's threads (0: DuckDB's default).
     """
     try:
-        con = duckdb.connect(str(path), read_only=True)
+        con = duckdb.connect(str(path), read_only=True, config=_threads_config(threads))
     except duckdb.Error as exc:
         raise SnapshotError(f"cannot open snapshot {path.name} read-only: {exc}") from exc
     try:
@@ -517,6 +528,7 @@ def verify_snapshot(
     *,
     snapshot_id: str | None = None,
     timeout: float = VERIFY_TIMEOUT_SECONDS,
+    threads: int = 0,
 ) -> None:
     """Check a snapshot file from a separate, read-only process; raise SnapshotError if it fails.
 
@@ -533,6 +545,8 @@ def verify_snapshot(
     ]
     if snapshot_id is not None:
         command += ["--snapshot-id", snapshot_id]
+    if threads:
+        command += ["--threads", str(threads)]
     try:
         result = subprocess.run(
             command, capture_output=True, text=True, timeout=timeout, check=False
@@ -728,14 +742,15 @@ def publish_snapshot(
             extra_tables=extra_tables,
         )
         _fsync_file(tmp)
-        verify_snapshot(tmp, counts, snapshot_id=snapshot_id)
+        threads = settings.publish_threads
+        verify_snapshot(tmp, counts, snapshot_id=snapshot_id, threads=threads)
         built: dict[str, Path] = {}
         try:
             for name, build in (sidecars or {}).items():
                 side = directory / f"{snapshot_id}.{name}{SIDECAR_SUFFIX}"
                 side_tmp = side.with_name(side.name + ".tmp")
                 with _removed_on_error(side_tmp):
-                    build(tmp, side_tmp)
+                    build(tmp, side_tmp, threads=threads)
                     _fsync_file(side_tmp)
                     os.replace(side_tmp, side)
                 built[name] = side
@@ -787,6 +802,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     verify.add_argument("path", type=Path)
     verify.add_argument("expected", help='JSON object {"schema.table": rows}')
     verify.add_argument("--snapshot-id", default=None)
+    verify.add_argument("--threads", type=int, default=0, help="DuckDB threads (0: default)")
     args = parser.parse_args(argv)
 
     try:
@@ -794,7 +810,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not isinstance(expected, dict):
             raise ValueError("expected counts must be a JSON object")
         check_snapshot_file(
-            args.path, {str(k): int(v) for k, v in expected.items()}, args.snapshot_id
+            args.path,
+            {str(k): int(v) for k, v in expected.items()},
+            args.snapshot_id,
+            threads=args.threads,
         )
     except (SnapshotError, ValueError, duckdb.Error) as exc:
         print(str(exc).replace("\n", " "), file=sys.stderr)

@@ -308,6 +308,7 @@ async def _with_publish(load: Load, work: Path, seconds: float) -> dict:
                 "direct_reclaim_stalls",
                 "compaction_stalls",
                 "major_faults",
+                "steal_ms",
             ],
             "rows": memory,
         },
@@ -347,20 +348,26 @@ def _resident_share(paths: list[Path]) -> float:
     return round(sum(resident_bytes(p) for p in present) / total, 3) if total else 0.0
 
 
-def _memory_now() -> tuple[int, int, int, int]:
-    """(MB available, direct-reclaim stalls, compaction stalls, major faults) of the machine."""
+_TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def _memory_now() -> tuple[int, int, int, int, int]:
+    """(MB available, direct-reclaim stalls, compaction stalls, major faults, ms of CPU time
+    the hypervisor took, all vCPUs) of the machine."""
     counters = dict(line.split() for line in Path("/proc/vmstat").read_text().splitlines())
     info = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
+    cpu = Path("/proc/stat").read_text().split("\n", 1)[0].split()  # cpu user nice ... steal
     return (
         int(info["MemAvailable"].split()[0]) // 1024,
         sum(int(v) for k, v in counters.items() if k.startswith("allocstall_")),
         int(counters.get("compact_stall", 0)),
         int(counters.get("pgmajfault", 0)),
+        round(int(cpu[8]) * _TICK_MS) if len(cpu) > 8 else 0,
     )
 
 
 async def _sample_memory(samples: list[list[int]], stop: asyncio.Event) -> None:
-    """Each second: MB available and the stalls and major faults of that second."""
+    """Each second: MB available and the stalls, major faults and steal of that second."""
     last = _memory_now()
     while not stop.is_set():
         await asyncio.sleep(1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import datetime as dt
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -555,6 +556,44 @@ def test_a_new_snapshot_answers_only_once_its_lookup_is_in_memory(
     assert first.preloaded.wanted == sum(f.stat().st_size for f in first.files) > lookup
     if _can_lock_memory(lookup):  # and the verify lookup locked there while it serves
         assert served.pinned is not None and served.pinned.bytes == lookup
+    holder.stop()
+
+
+def test_a_snapshot_out_of_service_is_released_off_the_request_once_none_holds_it(
+    published: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The old snapshot stays open for a request still using it; once the last one lets it
+    go, it is closed on the holder's own thread, not on the request's."""
+    data = data_copy(published, tmp_path / "data")
+    settings = get_settings(data_dir=data, warehouse_path=data / "warehouse.duckdb")
+    holder = SnapshotHolder(settings, poll_seconds=0)
+    in_flight = holder.current()  # a request that took the first snapshot and is still running
+    assert in_flight is not None
+    old_id = in_flight.info.snapshot_id
+    writer = duckdb.connect(str(settings.warehouse))
+    try:
+        info = publish_snapshot(writer, settings, as_of=dt.date(2026, 11, 20))
+    finally:
+        writer.close()
+    caplog.set_level(logging.INFO, logger="pipelines.api.snapshots")
+    deadline = time.monotonic() + 30
+    while (current := holder.current()) is None or current.info.snapshot_id != info.snapshot_id:
+        assert time.monotonic() < deadline, "the new snapshot never went into service"
+        time.sleep(0.01)
+    del current
+    time.sleep(0.5)
+    with in_flight.cursor() as cur:  # the request finishes on the old snapshot
+        assert cur.execute("select snapshot_id from meta.snapshot").fetchone() == (old_id,)
+    released = [r for r in caplog.records if r.getMessage().startswith("released snapshot")]
+    assert released == []
+    del in_flight, cur
+    while not (
+        released := [r for r in caplog.records if r.getMessage().startswith("released snapshot")]
+    ):
+        assert time.monotonic() < deadline + 30, "the old snapshot was never released"
+        time.sleep(0.01)
+    assert [r.getMessage().split()[2] for r in released] == [old_id + ","]
+    assert released[0].threadName != threading.current_thread().name
     holder.stop()
 
 

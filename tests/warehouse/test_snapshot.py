@@ -536,18 +536,55 @@ def test_files_being_published_are_flushed_as_they_are_written(
 
 
 def test_publish_threads_apply_while_publishing_only(
-    writer: duckdb.DuckDBPyConnection, settings: Settings
+    writer: duckdb.DuckDBPyConnection, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``publish_threads`` caps DuckDB's threads for the publish, then the pipeline's own
+    """``publish_threads`` caps DuckDB's threads for the whole publish (the writer's
+    connection, the verify subprocess, the sidecar builders), then the pipeline's own
     setting is back on its connection."""
     writer.execute("set threads = 2")
-    seen: list[int] = []
+    seen: list[tuple[int, int]] = []
+    commands: list[list[str]] = []
+    real_run = subprocess.run
 
-    def spy(snapshot_path: Path, out_path: Path) -> None:  # runs inside the publish
-        seen.append(int(writer.execute("select current_setting('threads')").fetchone()[0]))
+    def run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        commands.append(command)
+        return real_run(command, **kwargs)  # type: ignore[call-overload,no-any-return]
+
+    monkeypatch.setattr(snapshot.subprocess, "run", run)
+
+    def spy(snapshot_path: Path, out_path: Path, *, threads: int = 0) -> int:  # in the publish
+        seen.append(
+            (int(writer.execute("select current_setting('threads')").fetchone()[0]), threads)
+        )
         out_path.write_bytes(b"")
+        return 0
 
     settings.publish_threads = 1
     publish_snapshot(writer, settings, as_of=AS_OF, sidecars={"probe": spy})
-    assert seen == [1]
+    assert seen == [(1, 1)]  # the writer's connection and the sidecar builder both capped
+    assert commands[0][-2:] == ["--threads", "1"]
     assert writer.execute("select current_setting('threads')").fetchone()[0] == 2
+
+
+def test_the_verify_subprocess_reads_with_the_threads_it_is_given(
+    writer: duckdb.DuckDBPyConnection, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    info = publish_snapshot(writer, settings, as_of=AS_OF)
+    opened: list[int] = []
+    real_connect = duckdb.connect
+
+    def connect(*args: object, **kwargs: object) -> duckdb.DuckDBPyConnection:
+        con = real_connect(*args, **kwargs)  # type: ignore[arg-type]
+        opened.append(int(con.execute("select current_setting('threads')").fetchone()[0]))
+        return con
+
+    monkeypatch.setattr(snapshot.duckdb, "connect", connect)
+    expected = json.dumps(info.tables)
+    argv = ["verify", str(info.path), expected, "--snapshot-id", info.snapshot_id]
+    assert snapshot.main([*argv, "--threads", "1"]) == 0
+    assert snapshot.main(argv) == 0
+    assert opened[0] == 1
+    assert (
+        opened[1]
+        == duckdb.connect(":memory:").execute("select current_setting('threads')").fetchone()[0]
+    )  # DuckDB's default (the machine's cores)
