@@ -16,8 +16,8 @@ while a new snapshot is published mid-run, with zero failed requests.
    ``cache=false``.
 5. Verify at ``--rate`` requests a second, open loop (each request due at a fixed time, its
    latency measured from then), while a second snapshot is published by a separate process
-   under ``nice 10`` (a batch job beside the API: it yields the cores to the API but still
-   gets a share) a quarter of the way in. The load runs for ``--seconds`` and at least a
+   a quarter of the way in, at idle CPU priority (``chrt --idle 0``: a batch job beside the
+   API runs on what the API leaves; ``--publish-priority nice`` for ``nice 10``). The load runs for ``--seconds`` and at least a
    quarter of that after the new snapshot went into service. Every non-200 answer is a
    failure; the figures are split before, during and after the publish.
 6. Search at ``--search-rate`` with ``bench_search``'s queries (every tier), the same way,
@@ -56,6 +56,12 @@ AS_OF = "2026-11-20"
 PUBLISH_NICENESS = 10
 # ... and with one DuckDB thread (BVS_PUBLISH_THREADS), leaving the API a core of the two.
 PUBLISH_THREADS = 1
+# --publish-priority idle: the publisher under SCHED_IDLE instead (chrt --idle 0): it runs only
+# on a core nothing else wants, and a request that wakes up takes the core back at once.
+PRIORITIES = {
+    "nice": ["nice", "-n", str(PUBLISH_NICENESS)],
+    "idle": ["chrt", "--idle", "0"],
+}
 
 
 def _env(data: Path, **extra: str) -> dict[str, str]:
@@ -255,7 +261,7 @@ async def _for(load: Load, seconds: float) -> dict:
     return _figures(load.records, started, time.perf_counter())
 
 
-async def _with_publish(load: Load, work: Path, seconds: float) -> dict:
+async def _with_publish(load: Load, work: Path, seconds: float, priority: str) -> dict:
     """Run ``load``; publish a new snapshot (niced, another process) a quarter of the way in;
     stop when ``seconds`` have passed and the new snapshot has served for a quarter of it."""
     started = time.perf_counter()
@@ -267,7 +273,7 @@ async def _with_publish(load: Load, work: Path, seconds: float) -> dict:
     resident_before = await asyncio.to_thread(_resident_share, served)
     publish_began = time.perf_counter()
     publisher = await asyncio.create_subprocess_exec(
-        "nice", "-n", str(PUBLISH_NICENESS), sys.executable, __file__, "--publish-only", str(work),
+        *PRIORITIES[priority], sys.executable, __file__, "--publish-only", str(work),
         stdout=asyncio.subprocess.PIPE,
         env={**os.environ, "BVS_PUBLISH_THREADS": str(PUBLISH_THREADS)},
     )  # fmt: skip
@@ -397,6 +403,13 @@ def main() -> int:
     parser.add_argument(
         "--search-abns", type=int, help="size of the search index (default: --abns)"
     )
+    parser.add_argument(
+        "--publish-priority",
+        choices=sorted(PRIORITIES),
+        default="idle",
+        help="the mid-run publisher's CPU priority: SCHED_IDLE (as docs/api.md advises where the"
+        " pipeline and the API share a machine), or nice 10",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the work folder afterwards")
     parser.add_argument("--publish-only", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -453,10 +466,14 @@ def main() -> int:
         )
         print(f"verify capacity: {json.dumps(capacity)}", flush=True)
         verify = Load(port, key, verify_paths, args.open_connections, args.rate)
-        verify_report = asyncio.run(_with_publish(verify, work, args.seconds))
+        verify_report = asyncio.run(
+            _with_publish(verify, work, args.seconds, args.publish_priority)
+        )
         print(f"verify at {args.rate:g}/s: {json.dumps(verify_report)}", flush=True)
         search = Load(port, key, search_paths, args.open_connections // 4, args.search_rate)
-        search_report = asyncio.run(_with_publish(search, work, args.seconds))
+        search_report = asyncio.run(
+            _with_publish(search, work, args.seconds, args.publish_priority)
+        )
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -472,7 +489,7 @@ def main() -> int:
             f" rate (latency from when each request was due), {args.open_connections}"
             f" connections for verify, {args.open_connections // 4} for search"
         ),
-        "publish_niceness": PUBLISH_NICENESS,
+        "publish_priority": " ".join(PRIORITIES[args.publish_priority]),
         "publish_threads": PUBLISH_THREADS,
         "server": f"bvs serve --workers {args.workers} (uvicorn, httptools, uvloop)",
         "first_publish_seconds": first["seconds"],
