@@ -17,6 +17,8 @@ export BVS_DATA_DIR ?= $(abspath data)
 export BVS_WAREHOUSE ?= $(BVS_DATA_DIR)/warehouse.duckdb
 
 SCALE ?= 20000
+# the warm dbt's socket under `make dev` (pipelines/dbt_server.py): one per checkout
+DBT_SOCKET ?= /tmp/bvs-dbt-$(shell printf '%s' '$(CURDIR)' | cksum | cut -d' ' -f1).sock
 
 .PHONY: help install prepare sample run dev serve test bench lint clean
 
@@ -44,9 +46,11 @@ sample: install ## write sample landing data (SCALE ABN records) if the landing 
 run: sample prepare ## sample data if needed, the whole pipeline, the serving snapshot
 	$(BIN)/bvs run
 
-dev: prepare ## the Dagster UI on http://127.0.0.1:3000
+dev: prepare ## the Dagster UI on http://127.0.0.1:3000, its dbt commands in a warm dbt
 	@mkdir -p $(DAGSTER_HOME)
 	@test -f $(DAGSTER_HOME)/dagster.yaml || printf 'telemetry:\n  enabled: false\nconcurrency:\n  pools:\n    default_limit: 1\n' > $(DAGSTER_HOME)/dagster.yaml
+	export BVS_DBT_SERVER=$(DBT_SOCKET); \
+	$(BIN)/bvs dbt-server & server=$$!; trap 'kill $$server' EXIT; \
 	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
 
 serve: install ## the read API on http://127.0.0.1:8000 (needs a published snapshot: make run)

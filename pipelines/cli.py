@@ -285,6 +285,22 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_dbt_server(args: argparse.Namespace, settings: Settings) -> int:
+    """A warm dbt for this machine's dbt commands (pipelines/dbt_server.py)."""
+    from pipelines.dbt import dbt_env
+    from pipelines.dbt_server import SERVER_ENV, serve
+
+    path = args.socket or settings.dbt_server
+    if path is None:
+        print(f"bvs dbt-server: give --socket or set {SERVER_ENV}", file=sys.stderr)
+        return 2
+    return serve(
+        Path(path).expanduser().resolve(),
+        project_dir=settings.dbt_project_dir,
+        env=dbt_env(settings),
+    )
+
+
 def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
     """Create, list and revoke API keys (only a hash of each secret is stored)."""
     import datetime as _dt
@@ -427,6 +443,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     serve.add_argument("--access-log", action="store_true", help="log every request")
     serve.set_defaults(func=cmd_serve)
+
+    dbt_server = sub.add_parser(
+        "dbt-server", help="keep dbt loaded; bvs-dbt runs dbt commands through it (faster start)"
+    )
+    dbt_server.add_argument("--socket", type=Path, help="its Unix socket (default BVS_DBT_SERVER)")
+    dbt_server.set_defaults(func=cmd_dbt_server)
 
     keys = sub.add_parser("keys", help="create, list or revoke API keys")
     keys.add_argument("action", choices=("create", "list", "revoke"))

@@ -63,6 +63,9 @@ class Settings(BaseSettings):
     # then the DuckDB file: pipelines/serving/preload.py). Default: half the machine's
     # memory; 0: none.
     api_preload_bytes: int | None = Field(default=None, ge=0)
+    # The Unix socket of a warm dbt (`bvs dbt-server`, pipelines/dbt_server.py). Set, the
+    # pipeline's dbt commands run in it; unset or not running, each starts dbt itself.
+    dbt_server: Path | None = Field(default=None)
     # Progress lines on a terminal; quiet when not a TTY or when CI is set.
     progress: bool | None = Field(default=None)
 

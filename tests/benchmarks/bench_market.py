@@ -28,8 +28,17 @@ state is kept and restored before each run. Each run, in a process of its own:
   ingest and dbt seconds are reported apart; the same day is then recomputed whole
   (`--full-refresh`) and its scores must equal the incremental ones.
 
-Prints every run, the medians, dbt's seconds per model (slowest first), row counts and the
-peak RSS of the dbt processes.
+Each run is made three ways (``--repeat`` times each, the order interleaved):
+
+* ``dbt``        - every command starts the real ``dbt`` (about 2 s of imports, then the
+  partial parse) and the new day is `dbt run`;
+* ``warm``       - every command goes through ``bvs-dbt`` to a warm dbt (``bvs dbt-server``,
+  started once for the bench), as Dagster runs it with BVS_DBT_SERVER set;
+* ``warm-build`` - the same, with the new day as `dbt build` (its tests too), which is what
+  the daily job runs.
+
+Prints every run, the medians per way, dbt's seconds per model (slowest first), row counts
+and the peak RSS of the dbt processes.
 """
 
 from __future__ import annotations
@@ -227,18 +236,28 @@ def _elapsed(work: Path) -> float:
     return json.loads((work / "target" / "run_results.json").read_text())["elapsed_time"]
 
 
-def measure_once(work: Path, later: Path, new_files: list[str]) -> dict:
+MODES = {  # name: (the executable, the new day's dbt command)
+    "dbt": ("dbt", "run"),
+    "warm": ("bvs-dbt", "run"),
+    "warm-build": ("bvs-dbt", "build"),
+}
+
+
+def measure_once(work: Path, later: Path, new_files: list[str], mode: str) -> dict:
     import pipelines.warehouse.loader  # noqa: F401  (imported before the clock starts)
     from pipelines.settings import get_settings
 
     settings = get_settings(data_dir=work, progress=False)
     warehouse = settings.warehouse
     extract, next_day = EXTRACT.isoformat(), NEXT.isoformat()
+    dbt, day_command = MODES[mode]
     market = ("run", "--select", "tag:market")
 
     # dbt's start: one view, the parse current
-    startup = run_dbt(warehouse, work, "run", "--select", "stg_meta__source_loads", as_of=extract)
-    full = run_dbt(warehouse, work, *market, "--full-refresh", as_of=extract)
+    startup = run_dbt(
+        warehouse, work, "run", "--select", "stg_meta__source_loads", as_of=extract, dbt=dbt
+    )
+    full = run_dbt(warehouse, work, *market, "--full-refresh", as_of=extract, dbt=dbt)
     full_elapsed = _elapsed(work)
     full_steps = model_seconds(work)
     full_counts = _counts(warehouse)
@@ -250,16 +269,17 @@ def measure_once(work: Path, later: Path, new_files: list[str]) -> dict:
     loaded = load(settings, MARKET_SOURCES)
     ingest = time.perf_counter() - started
     # the daily run: a new as_of (BVS_AS_OF: the partial parse holds), incremental models
-    day = run_dbt(warehouse, work, *market, as_of=next_day)
+    day = run_dbt(warehouse, work, day_command, *market[1:], as_of=next_day, dbt=dbt)
     day_elapsed = _elapsed(work)
     day_steps = model_seconds(work)
     day_counts = _counts(warehouse)
     day_digest = _scores_digest(warehouse)
     # the same day recomputed whole: the incremental build must have given the same scores
-    day_full = run_dbt(warehouse, work, *market, "--full-refresh", as_of=next_day)
+    day_full = run_dbt(warehouse, work, *market, "--full-refresh", as_of=next_day, dbt=dbt)
     if _scores_digest(warehouse) != day_digest:
         raise SystemExit("the incremental new day differs from the full recompute")
     return {
+        "mode": mode,
         "startup_seconds": round(startup, 2),
         "full_seconds": round(full, 2),
         "full_dbt_elapsed_seconds": round(full_elapsed, 2),
@@ -287,11 +307,11 @@ def main() -> int:
     )
     parser.add_argument("--products", type=int, default=2_500)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--one", nargs=3, help=argparse.SUPPRESS)  # internal: one run
+    parser.add_argument("--one", nargs=4, help=argparse.SUPPRESS)  # internal: one run
     args = parser.parse_args()
     if args.one:
-        work, later, files = args.one
-        run = measure_once(Path(work), Path(later), json.loads(files))
+        work, later, files, mode = args.one
+        run = measure_once(Path(work), Path(later), json.loads(files), mode)
         print(json.dumps(run))
         return 0
 
@@ -303,39 +323,64 @@ def main() -> int:
     work, backup = folder / "run", folder / "run-prepared"
     prepare(base, work, backup)
 
-    runs = []
-    for i in range(args.repeat):
-        restore(base, work, backup)
-        out = subprocess.run(
-            [sys.executable, __file__, "--one", str(work), str(later), json.dumps(new_files)],
-            check=True, capture_output=True, text=True,
-        )  # fmt: skip
-        run = json.loads(out.stdout.strip().splitlines()[-1])
-        runs.append(run)
-        print(f"run {i + 1}: {json.dumps(run)}", flush=True)
+    socket = CACHE / "dbt.sock"
+    server = subprocess.Popen(
+        [str(Path(sys.executable).with_name("bvs")), "dbt-server", "--socket", str(socket)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        print(server.stdout.readline().strip(), flush=True)
+        runs: dict[str, list[dict]] = {mode: [] for mode in MODES}
+        for i in range(args.repeat):
+            for mode in MODES:
+                restore(base, work, backup)
+                out = subprocess.run(
+                    [sys.executable, __file__, "--one", str(work), str(later),
+                     json.dumps(new_files), mode],
+                    check=False, capture_output=True, text=True,
+                    env={**os.environ, "BVS_DBT_SERVER": str(socket)},
+                )  # fmt: skip
+                if out.returncode != 0:
+                    raise SystemExit(f"run {i + 1} ({mode}) failed:\n{out.stdout}{out.stderr}")
+                run = json.loads(out.stdout.strip().splitlines()[-1])
+                runs[mode].append(run)
+                print(f"run {i + 1} ({mode}): {json.dumps(run)}", flush=True)
+    finally:
+        server.terminate()
+        server.wait()
     shutil.rmtree(backup, ignore_errors=True)
 
-    def median(key: str) -> float:
-        return statistics.median(r[key] for r in runs)
+    def median(mode: str, key: str) -> float:
+        return statistics.median(r[key] for r in runs[mode])
 
-    counts = runs[-1]["full_counts"]
-    day_counts = runs[-1]["new_day_counts"]
-    ingest = median("new_day_ingest_seconds")
-    day = median("new_day_dbt_seconds")
+    every = [r for mode_runs in runs.values() for r in mode_runs]
+    counts = every[-1]["full_counts"]
+    day_counts = every[-1]["new_day_counts"]
     print(
         f"market models, {args.products:,} ASX products + 8 crypto + 7 forex, a year of days,"
-        f" median of {len(runs)}:\n"
-        f"  full recompute (dbt run tag:market --full-refresh): {median('full_seconds'):.1f} s"
-        f" wall, dbt's execution {median('full_dbt_elapsed_seconds'):.2f} s (target < 30 s)\n"
-        f"  new day: ingest {ingest:.2f} s + dbt run tag:market {day:.2f} s = {ingest + day:.2f} s"
-        f" (target < 5 s); dbt's execution {median('new_day_dbt_elapsed_seconds'):.2f} s,"
-        f" its start (one view) {median('startup_seconds'):.2f} s\n"
-        f"  the new day recomputed whole instead: {median('new_day_full_refresh_seconds'):.1f} s"
-        f" (same scores: checked)\n"
+        f" median of {args.repeat} each:"
+    )
+    for mode, (dbt, command) in MODES.items():
+        ingest = median(mode, "new_day_ingest_seconds")
+        day = median(mode, "new_day_dbt_seconds")
+        print(
+            f"  {mode} ({dbt}):\n"
+            f"    full recompute (run tag:market --full-refresh): {median(mode, 'full_seconds'):.1f}"
+            f" s wall, dbt's execution {median(mode, 'full_dbt_elapsed_seconds'):.2f} s"
+            f" (target < 30 s)\n"
+            f"    new day: ingest {ingest:.2f} s + {command} tag:market {day:.2f} s ="
+            f" {ingest + day:.2f} s (target < 5 s); dbt's execution"
+            f" {median(mode, 'new_day_dbt_elapsed_seconds'):.2f} s, a one-view command"
+            f" {median(mode, 'startup_seconds'):.2f} s\n"
+            f"    the new day recomputed whole instead: "
+            f"{median(mode, 'new_day_full_refresh_seconds'):.1f} s (same scores: checked)"
+        )
+    print(
         f"  rows: squeeze_scores {counts['squeeze_scores']:,}, {day_counts['squeeze_scores']:,}"
         f" after the new day; squeeze_latest {counts['squeeze_latest']:,}\n"
-        f"  peak RSS: dbt {max(r['peak_rss_mb_dbt'] for r in runs):,} MB,"
-        f" ingest process {max(r['peak_rss_mb_ingest'] for r in runs):,} MB"
+        f"  peak RSS (the dbt runs): dbt {max(r['peak_rss_mb_dbt'] for r in runs['dbt']):,} MB,"
+        f" ingest process {max(r['peak_rss_mb_ingest'] for r in every):,} MB"
     )
     return 0
 

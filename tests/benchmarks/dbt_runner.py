@@ -14,9 +14,11 @@ PROJECT = ROOT / "dbt_project"
 AS_OF = "2026-11-20"
 
 
-def run_dbt(warehouse: Path, work: Path, *args: str, as_of: str = AS_OF) -> float:
+def run_dbt(warehouse: Path, work: Path, *args: str, as_of: str = AS_OF, dbt: str = "dbt") -> float:
     """Run `dbt <args>` against `warehouse` (output under `work`) as of `as_of` (BVS_AS_OF, as
-    the pipeline passes it: a new date keeps dbt's partial parse); the wall seconds."""
+    the pipeline passes it: a new date keeps dbt's partial parse); the wall seconds.
+
+    ``dbt="bvs-dbt"``: through the warm dbt named by BVS_DBT_SERVER, as Dagster runs it."""
     env = os.environ | {
         "BVS_WAREHOUSE": str(warehouse),
         "BVS_AS_OF": as_of,
@@ -25,7 +27,7 @@ def run_dbt(warehouse: Path, work: Path, *args: str, as_of: str = AS_OF) -> floa
     started = time.perf_counter()
     subprocess.run(
         [
-            str(Path(sys.executable).parent / "dbt"), *args,
+            str(Path(sys.executable).parent / dbt), *args,
             "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT),
             "--target-path", str(work / "target"), "--log-path", str(work / "logs"),
             "--quiet",

@@ -91,9 +91,28 @@ def pipeline_world(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -
     }
     shutil.copytree(sample_dir, data / "landing")
     bvs = str(Path(sys.executable).with_name("bvs"))
-    first = subprocess.run(
-        [bvs, "run", "--as-of", AS_OF], env=env, capture_output=True, text=True, timeout=900
+    # the run's dbt commands go through a warm dbt (pipelines/dbt_server.py), as under
+    # `make dev`: every test of the world checks what it built
+    socket = root / "dbt.sock"
+    server = subprocess.Popen(
+        [bvs, "dbt-server", "--socket", str(socket)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
+    try:
+        assert server.stdout is not None and server.stdout.readline().startswith("dbt server")
+        first = subprocess.run(
+            [bvs, "run", "--as-of", AS_OF],
+            env={**env, "BVS_DBT_SERVER": str(socket)},
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+    finally:
+        server.terminate()
+        _, served = server.communicate(timeout=60)
     assert first.returncode == 0, first.stdout + first.stderr
+    assert any(line.startswith("dbt build") for line in served.splitlines()), served
     planted = json.loads((data / "landing" / "_sample" / "planted.json").read_text())
     return {"data": data, "env": env, "first": first, "planted": planted}

@@ -68,8 +68,12 @@ def dbt_models(
 
 
 def dbt_resource() -> DbtCliResource:
-    # the dbt of this environment (sys.executable may be a resolved symlink; the prefix is not)
-    executable = Path(sys.prefix) / "bin" / "dbt"
+    # this environment's bvs-dbt: dbt itself, or the warm dbt when BVS_DBT_SERVER names a
+    # running one (pipelines/dbt_server.py). sys.executable may be a resolved symlink; the
+    # prefix is not.
+    executable = Path(sys.prefix) / "bin" / "bvs-dbt"
+    if not executable.exists():
+        executable = Path(sys.prefix) / "bin" / "dbt"
     return DbtCliResource(
         project_dir=dbt_project,
         profiles_dir=str(DBT_PROJECT_DIR),

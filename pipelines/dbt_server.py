@@ -1,0 +1,302 @@
+"""A warm dbt: one process with dbt imported that forks a child for each dbt command.
+
+Starting dbt costs about 2 s before it does anything (importing dbt-core and the DuckDB
+adapter), more than the work of a new market day (docs/market.md, "Speed"). ``bvs
+dbt-server`` pays that once: it imports dbt, listens on a Unix socket and, for each command,
+forks a child that already has dbt in memory. The child takes the caller's arguments,
+environment, working directory and standard streams, runs dbt's own command line, and
+exits with dbt's exit code. It is dbt's CLI in a fresh process, minus the import: the same
+output (dagster-dbt reads its JSON log lines), the same artifacts, the same exit codes.
+
+``bvs-dbt`` is the client, and the ``dbt`` that Dagster runs (``DbtCliResource``). With
+``BVS_DBT_SERVER`` naming the socket of a running server, it hands the command over and
+relays signals (an interrupted run stops dbt); otherwise, or when the server is gone or
+stale, it becomes the real ``dbt`` (``exec``), so a missing server costs speed, never a
+run. The server is stale once dbt or its adapter is reinstalled: it answers no more
+commands and exits.
+
+The client imports only the standard library (it starts in about 30 ms). The server forks
+while it has a single thread, so a child inherits no lock held by another thread.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import struct
+import sys
+import tempfile
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+SERVER_ENV = "BVS_DBT_SERVER"  # the socket's path; unset: run dbt directly
+_LENGTH = struct.Struct("!Q")
+_INT = struct.Struct("!i")
+STALE = -1  # sent instead of a child's pid: the server will not run the command
+# the distributions whose reinstall makes a running server stale
+FINGERPRINTED = ("dbt-core", "dbt-adapters", "dbt-common", "dbt-duckdb", "duckdb")
+
+
+def real_dbt() -> str:
+    """The ``dbt`` of this environment."""
+    candidate = Path(sys.prefix) / "bin" / "dbt"
+    return str(candidate) if candidate.exists() else "dbt"
+
+
+# ------------------------------------------------------------------------------- client
+
+
+def _recv_exactly(conn: socket.socket, size: int) -> bytes | None:
+    data = b""
+    while len(data) < size:
+        chunk = conn.recv(size - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def _exec_dbt(argv: Sequence[str]) -> int:
+    dbt = real_dbt()
+    os.execv(dbt, [dbt, *argv])  # noqa: S606  (this environment's dbt, the caller's arguments)
+    return 1  # not reached
+
+
+def client_main(argv: Sequence[str] | None = None) -> int:
+    """``bvs-dbt ARGS``: run ``dbt ARGS`` in the warm server if there is one, else exec dbt."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    path = os.environ.get(SERVER_ENV)
+    if not path:
+        return _exec_dbt(args)
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(path)
+    except OSError:  # no server there (not started, or gone): the real dbt
+        conn.close()
+        return _exec_dbt(args)
+    with conn:
+        request = json.dumps({"argv": args, "cwd": os.getcwd(), "env": dict(os.environ)})
+        payload = request.encode()
+        socket.send_fds(conn, [_LENGTH.pack(len(payload))], [0, 1, 2])
+        conn.sendall(payload)
+        head = _recv_exactly(conn, _INT.size)
+        if head is None or (pid := _INT.unpack(head)[0]) == STALE:
+            return _exec_dbt(args)
+        relayed = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+        def relay(signum: int, _frame: object) -> None:  # an interrupted client interrupts dbt
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signum)
+
+        for signum in relayed:
+            signal.signal(signum, relay)
+        tail = _recv_exactly(conn, _INT.size)
+        if tail is None:
+            print(f"bvs-dbt: the dbt process {pid} ended without an exit code", file=sys.stderr)
+            return 1
+        return int(_INT.unpack(tail)[0])
+
+
+# ------------------------------------------------------------------------------- server
+
+
+def _fingerprint() -> tuple[tuple[str, int], ...]:
+    """The installed dbt distributions' metadata folders and their times: a reinstall
+    changes them."""
+    from importlib import metadata
+
+    found = []
+    for name in FINGERPRINTED:
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        folder = Path(str(dist._path))  # type: ignore[attr-defined]  # its .dist-info folder
+        with contextlib.suppress(OSError):
+            found.append((str(folder), folder.stat().st_mtime_ns))
+    return tuple(found)
+
+
+WARM_MODULES = (  # what a dbt command of this project imports (measured: sys.modules)
+    "dbt.cli.main",
+    "dbt.adapters.duckdb",
+    "dbt.adapters.duckdb.impl",
+    "dbt.compilation",
+    "dbt.parser.manifest",
+    "dbt.parser.sql",
+    "dbt.task.build",
+    "dbt.task.run",
+    "dbt.task.seed",
+    "dbt.task.test",
+    "dbt_common.clients.agate_helper",
+    "multiprocessing.dummy",
+    "multiprocessing.pool",
+    "babel.dates",
+    "sqlparse",
+)
+
+
+def _threads() -> int:
+    """Threads of this process, native ones included (Linux); else Python's."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
+
+
+def _warm(project_dir: Path | None, env: Mapping[str, str]) -> None:
+    """Import what dbt commands import, then parse ``project_dir`` once in a scratch target
+    folder: dbt generates its (de)serialisation code and JSON schemas the first time a
+    process uses them (about 2 s a command, measured), and every forked child inherits them.
+    A failed parse only leaves the children slower."""
+    import importlib
+
+    for name in WARM_MODULES:
+        with contextlib.suppress(ImportError):  # a module a later dbt moved: only slower
+            importlib.import_module(name)
+    if project_dir is None:
+        return
+    from dbt.cli.main import dbtRunner
+
+    saved = dict(os.environ)
+    with tempfile.TemporaryDirectory(prefix="bvs-dbt-warm-") as scratch:
+        partial = project_dir / "target" / "partial_parse.msgpack"
+        if partial.exists():  # read as the children's commands read theirs
+            shutil.copy2(partial, scratch)
+        os.environ.update(env)
+        try:
+            folders = ["--project-dir", str(project_dir), "--profiles-dir", str(project_dir)]
+            scratch_args = ["--target-path", scratch, "--log-path", scratch, "--quiet"]
+            scratch_args += ["--log-level-file", "none"]  # no log file held open
+            # no static parser: it is Rust with a thread pool of its own, which a forked
+            # child would inherit without its threads (the children's commands use it)
+            no_threads = "--no-static-parser"
+            result = dbtRunner().invoke(["parse", *folders, *scratch_args, no_threads])
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+    if not result.success:
+        print(f"dbt server: warming up with dbt parse failed: {result.exception}", file=sys.stderr)
+
+
+def _handle(conn: socket.socket, fds: list[int], request: dict) -> None:
+    """In a forked handler: fork the dbt process, tell the client its pid, wait for it to
+    exit (so whatever it held, such as the warehouse's lock, is released), send its exit
+    code, exit."""
+    code = 1
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # this process waits for its child
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        pid = os.fork()
+        if pid == 0:
+            conn.close()
+            _run_dbt(fds, request)
+        for fd in fds:  # the dbt process has them: the client's pipes close when it exits
+            os.close(fd)
+        conn.sendall(_INT.pack(pid))
+        _, status = os.waitpid(pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+        code = 128 - code if code < 0 else code  # killed by a signal: as a shell reports it
+    finally:
+        with contextlib.suppress(OSError):
+            conn.sendall(_INT.pack(code))
+        os._exit(0)
+
+
+def _run_dbt(fds: list[int], request: dict) -> None:
+    """In the forked dbt process: become the caller's ``dbt ARGS``, then exit as dbt does."""
+    code = 1
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+        sys.argv = ["dbt", *request["argv"]]
+        from dbt.cli.main import cli
+
+        try:
+            cli(args=request["argv"], prog_name="dbt")
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except KeyboardInterrupt:
+            code = 130
+    finally:
+        # what a normal interpreter exit does (the server's own frames must not unwind here):
+        # exit handlers (multiprocessing's clean-up, logging), then the streams
+        with contextlib.suppress(BaseException):
+            atexit._run_exitfuncs()
+        with contextlib.suppress(BaseException):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+
+
+def serve(
+    path: Path,
+    *,
+    project_dir: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    ready: bool = True,
+) -> int:
+    """Listen on ``path`` and run each command in a forked child until stopped or stale.
+    ``project_dir``: a dbt project to warm up with (parsed once, with ``env`` added)."""
+    _warm(project_dir, env or {})
+    if _threads() > 1:
+        raise RuntimeError("warming up dbt left threads running: the server cannot fork")
+    fingerprint = _fingerprint()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(64)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    if ready:
+        print(f"dbt server ready on {path} (pid {os.getpid()})", flush=True)
+    try:
+        while True:
+            conn, _ = listener.accept()
+            with conn:
+                try:
+                    head, fds, _flags, _addr = socket.recv_fds(conn, _LENGTH.size, 3)
+                    body = _recv_exactly(conn, _LENGTH.unpack(head)[0]) if head else None
+                    if body is None or len(fds) != 3:
+                        for fd in fds:
+                            os.close(fd)
+                        continue
+                    request = json.loads(body)
+                except (OSError, ValueError, struct.error):
+                    continue
+                if _fingerprint() != fingerprint:
+                    for fd in fds:
+                        os.close(fd)
+                    conn.sendall(_INT.pack(STALE))
+                    print("dbt was reinstalled: the dbt server stops", file=sys.stderr)
+                    return 0
+                sys.stdout.flush()
+                sys.stderr.flush()
+                if _threads() > 1:  # a fork would copy another thread's locks
+                    raise RuntimeError("the dbt server must fork from a single thread")
+                pid = os.fork()
+                if pid == 0:
+                    listener.close()
+                    _handle(conn, fds, request)
+                for fd in fds:
+                    os.close(fd)
+                print(f"dbt {' '.join(request['argv'])} (pid {pid})", file=sys.stderr, flush=True)
+    finally:
+        listener.close()
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
