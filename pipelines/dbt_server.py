@@ -38,6 +38,7 @@ from pathlib import Path
 SERVER_ENV = "BVS_DBT_SERVER"  # the socket's path; unset: run dbt directly
 _LENGTH = struct.Struct("!Q")
 _INT = struct.Struct("!i")
+MAX_REQUEST_BYTES = 16 << 20  # arguments and environment; anything larger is not a client
 STALE = -1  # sent instead of a child's pid: the server will not run the command
 # the distributions whose reinstall makes a running server stale
 FINGERPRINTED = ("dbt-core", "dbt-adapters", "dbt-common", "dbt-duckdb", "duckdb")
@@ -74,19 +75,19 @@ def client_main(argv: Sequence[str] | None = None) -> int:
     path = os.environ.get(SERVER_ENV)
     if not path:
         return _exec_dbt(args)
+    request = json.dumps({"argv": args, "cwd": os.getcwd(), "env": dict(os.environ)})
+    payload = request.encode()
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.connect(path)
-    except OSError:  # no server there (not started, or gone): the real dbt
-        conn.close()
-        return _exec_dbt(args)
-    with conn:
-        request = json.dumps({"argv": args, "cwd": os.getcwd(), "env": dict(os.environ)})
-        payload = request.encode()
         socket.send_fds(conn, [_LENGTH.pack(len(payload))], [0, 1, 2])
         conn.sendall(payload)
         head = _recv_exactly(conn, _INT.size)
-        if head is None or (pid := _INT.unpack(head)[0]) == STALE:
+    except OSError:  # no server there (not started, gone), or a stream closed: the real dbt
+        conn.close()
+        return _exec_dbt(args)
+    with conn:
+        if head is None or (pid := _INT.unpack(head)[0]) <= 0:  # STALE, or no answer
             return _exec_dbt(args)
         relayed = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -189,7 +190,7 @@ def _handle(conn: socket.socket, fds: list[int], request: dict) -> None:
     """In a forked handler: fork the dbt process, tell the client its pid, wait for it to
     exit (so whatever it held, such as the warehouse's lock, is released), send its exit
     code, exit."""
-    code = 1
+    code, started = 1, False
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # this process waits for its child
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -200,12 +201,13 @@ def _handle(conn: socket.socket, fds: list[int], request: dict) -> None:
         for fd in fds:  # the dbt process has them: the client's pipes close when it exits
             os.close(fd)
         conn.sendall(_INT.pack(pid))
+        started = True
         _, status = os.waitpid(pid, 0)
         code = os.waitstatus_to_exitcode(status)
         code = 128 - code if code < 0 else code  # killed by a signal: as a shell reports it
     finally:
-        with contextlib.suppress(OSError):
-            conn.sendall(_INT.pack(code))
+        with contextlib.suppress(OSError):  # not started (no fork): the client runs dbt
+            conn.sendall(_INT.pack(code if started else STALE))
         os._exit(0)
 
 
@@ -242,6 +244,30 @@ def _run_dbt(fds: list[int], request: dict) -> None:
         os._exit(code)
 
 
+def _receive(conn: socket.socket) -> tuple[list[int], dict] | None:
+    """A client's streams and request ({"argv": [...], "cwd": ..., "env": {...}}), or None
+    (and nothing kept open) when what came is not one."""
+    fds: list[int] = []
+    try:
+        head, fds, _flags, _addr = socket.recv_fds(conn, _LENGTH.size, 3)
+        size = _LENGTH.unpack(head)[0] if len(head) == _LENGTH.size else MAX_REQUEST_BYTES + 1
+        body = _recv_exactly(conn, size) if size <= MAX_REQUEST_BYTES else None
+        request = json.loads(body) if body is not None else None
+        if (
+            len(fds) == 3
+            and isinstance(request, dict)
+            and isinstance(request.get("argv"), list)
+            and isinstance(request.get("cwd"), str)
+            and isinstance(request.get("env"), dict)
+        ):
+            return fds, request
+    except (OSError, ValueError):
+        pass
+    for fd in fds:
+        os.close(fd)
+    return None
+
+
 def serve(
     path: Path,
     *,
@@ -269,33 +295,34 @@ def serve(
         while True:
             conn, _ = listener.accept()
             with conn:
-                try:
-                    head, fds, _flags, _addr = socket.recv_fds(conn, _LENGTH.size, 3)
-                    body = _recv_exactly(conn, _LENGTH.unpack(head)[0]) if head else None
-                    if body is None or len(fds) != 3:
-                        for fd in fds:
-                            os.close(fd)
-                        continue
-                    request = json.loads(body)
-                except (OSError, ValueError, struct.error):
+                received = _receive(conn)
+                if received is None:
                     continue
-                if _fingerprint() != fingerprint:
+                fds, request = received
+                try:
+                    if _fingerprint() != fingerprint:
+                        conn.sendall(_INT.pack(STALE))
+                        print("dbt was reinstalled: the dbt server stops", file=sys.stderr)
+                        return 0
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                    if _threads() > 1:  # a fork would copy another thread's locks
+                        raise RuntimeError("the dbt server must fork from a single thread")
+                    try:
+                        pid = os.fork()
+                    except OSError as exc:  # no process to spare: the client runs dbt itself
+                        print(f"dbt server: cannot fork: {exc}", file=sys.stderr, flush=True)
+                        with contextlib.suppress(OSError):
+                            conn.sendall(_INT.pack(STALE))
+                        continue
+                    if pid == 0:
+                        listener.close()
+                        _handle(conn, fds, request)
+                    command = " ".join(request["argv"])
+                    print(f"dbt {command} (pid {pid})", file=sys.stderr, flush=True)
+                finally:
                     for fd in fds:
                         os.close(fd)
-                    conn.sendall(_INT.pack(STALE))
-                    print("dbt was reinstalled: the dbt server stops", file=sys.stderr)
-                    return 0
-                sys.stdout.flush()
-                sys.stderr.flush()
-                if _threads() > 1:  # a fork would copy another thread's locks
-                    raise RuntimeError("the dbt server must fork from a single thread")
-                pid = os.fork()
-                if pid == 0:
-                    listener.close()
-                    _handle(conn, fds, request)
-                for fd in fds:
-                    os.close(fd)
-                print(f"dbt {' '.join(request['argv'])} (pid {pid})", file=sys.stderr, flush=True)
     finally:
         listener.close()
         with contextlib.suppress(FileNotFoundError):

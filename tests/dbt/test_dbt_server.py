@@ -169,3 +169,15 @@ def test_a_project_parsed_and_run_in_the_server_builds_its_models(
         assert con.execute("select sum(n) from numbers").fetchone() == (10,)
     ran = [line.rsplit(" (pid", 1)[0] for line in server.commands()]
     assert ran == [f"dbt parse --profiles-dir {project}", f"dbt run --profiles-dir {project}"]
+
+
+def test_a_malformed_request_is_dropped_and_the_server_goes_on(server: Server) -> None:
+    import socket
+
+    for garbage in (b"", b"not a request", b"\x00" * 8 + b"{}"):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
+            raw.connect(str(server.socket))
+            raw.sendall(garbage)
+    done = _run([str(BIN / "bvs-dbt"), "--version"], server.env())
+    assert done.returncode == 0 and "Core:" in done.stdout
+    assert [line.rsplit(" (pid", 1)[0] for line in server.commands()] == ["dbt --version"]
