@@ -253,17 +253,23 @@ def test_writer_keeps_working_after_publishing(
 # --- verification --------------------------------------------------------------------------
 
 
-def test_verify_runs_in_a_separate_read_only_process(
-    writer: duckdb.DuckDBPyConnection, settings: Settings, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    commands: list[list[str]] = []
+@pytest.fixture
+def commands(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The command lines the snapshot module runs as subprocesses (they still run)."""
+    seen: list[list[str]] = []
     real_run = subprocess.run
 
     def spy(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
-        commands.append(command)
+        seen.append(command)
         return real_run(command, **kwargs)  # type: ignore[call-overload,no-any-return]
 
     monkeypatch.setattr(snapshot.subprocess, "run", spy)
+    return seen
+
+
+def test_verify_runs_in_a_separate_read_only_process(
+    writer: duckdb.DuckDBPyConnection, settings: Settings, commands: list[list[str]]
+) -> None:
     info = publish_snapshot(writer, settings, as_of=AS_OF)
 
     assert len(commands) == 1
@@ -536,21 +542,13 @@ def test_files_being_published_are_flushed_as_they_are_written(
 
 
 def test_publish_threads_apply_while_publishing_only(
-    writer: duckdb.DuckDBPyConnection, settings: Settings, monkeypatch: pytest.MonkeyPatch
+    writer: duckdb.DuckDBPyConnection, settings: Settings, commands: list[list[str]]
 ) -> None:
     """``publish_threads`` caps DuckDB's threads for the whole publish (the writer's
     connection, the verify subprocess, the sidecar builders), then the pipeline's own
     setting is back on its connection."""
     writer.execute("set threads = 2")
     seen: list[tuple[int, int]] = []
-    commands: list[list[str]] = []
-    real_run = subprocess.run
-
-    def run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
-        commands.append(command)
-        return real_run(command, **kwargs)  # type: ignore[call-overload,no-any-return]
-
-    monkeypatch.setattr(snapshot.subprocess, "run", run)
 
     def spy(snapshot_path: Path, out_path: Path, *, threads: int = 0) -> int:  # in the publish
         seen.append(
