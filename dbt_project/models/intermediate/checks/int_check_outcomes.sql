@@ -161,15 +161,10 @@ outcomes as (
 
         -- ABN status ------------------------------------------------------------------
         -- Age is measured from the ABR status-from date, so a reinstated ABN restarts the
-        -- clock. The invoice-name rows apply only with an invoice name (CONTRACT decision 2).
-        {{ bvs.check_rule('abn_status', [
-            ("entities.abn_status <> 'ACT'", "ABN cancelled, suspended or not found => FAIL"),
-            ("entities.asic_company_status = 'DRGD'", "Corporate-register company status deregistered => FAIL"),
-            ("entities.abn_status_from_date is null", "ABN active, status date unknown => WARN (decided)"),
-            ("entities.abn_status_from_date <= " ~ bvs.months_before(as_of, 6), "ABN active, age at least 6 months => PASS"),
-            ("entities.abn_status_from_date <= " ~ bvs.months_before(as_of, 1), "ABN active, age 1 to 6 months => WARN"),
-            ("true", "ABN active, age under 1 month => WARN (weight of concern rises with recency)"),
-        ], detail=bvs.json_object([
+        -- clock. The rule rows are macros/verification/ledger_rules.sql; the invoice-name
+        -- rows apply only with an invoice name (CONTRACT decision 2: a supplier ledger row,
+        -- models/ledgers/).
+        {{ bvs.check_rule('abn_status', bvs.abn_status_rules('entities', as_of), detail=bvs.json_object([
             ('abn_status', 'entities.abn_status'),
             ('status_from', 'entities.abn_status_from_date'),
             ('age_months', bvs.full_months_between('entities.abn_status_from_date', as_of)),
@@ -178,22 +173,21 @@ outcomes as (
 
         -- GST registration ------------------------------------------------------------
         -- "Appears to bill above the GST threshold => FAIL" needs a supplier ledger row
-        -- (CONTRACT decision 2): ledger re-verification applies it.
-        {{ bvs.check_rule('gst', [
-            ("entities.gst_status = 'ACT' and entities.gst_status_from_date <= " ~ bvs.months_before(as_of, 3), "Registered, age at least 3 months => PASS"),
-            ("entities.gst_status = 'ACT'", "Registered, age under 3 months => WARN"),
-            ("entities.is_individual", "Not registered; individual or sole trader => N/A"),
-            ("true", "Not registered; company or partnership => WARN"),
-        ], detail=bvs.json_object([
+        -- (CONTRACT decision 2): ledger re-verification applies it (ledger_rules.sql).
+        {{ bvs.check_rule('gst', bvs.gst_rules('entities', as_of), detail=bvs.json_object([
             ('gst_status', 'entities.gst_status'),
             ('status_from', 'entities.gst_status_from_date'),
         ])) }},
 
         -- Live and comparison checks: WHOIS and domain age, e-mail, trust and reputation,
         -- web presence, address, phone, street view, social and registry.
-        {%- for check_id, reason in bvs.live_check_reasons().items() if check_id != 'customer_reviews' %}
+        {%- for check_id, reason in bvs.live_check_reasons().items() if check_id not in ('customer_reviews', 'address') %}
         {{ bvs.check_rule(check_id, [("true", "Not run: " ~ reason ~ " => N/A")]) }},
         {%- endfor %}
+
+        -- Address: compared with a ledger row's state and postcode (CONTRACT decision 15),
+        -- so not run by ABN alone.
+        {{ bvs.check_rule('address', bvs.address_rules('entities')) }},
 
         -- Licence status --------------------------------------------------------------
         -- The best licence decides (CONTRACT decision 4); trades from seed anzsic_trades.

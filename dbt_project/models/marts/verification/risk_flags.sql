@@ -2,9 +2,6 @@
 -- triggers are SPEC section 2.4, in its order; flags are independent of the tiles' statuses
 -- (CONTRACT decision 3) and fire only on evidence the warehouse holds.
 
-{%- set cascade_excluded = ['domain', 'web_presence', 'email', 'trust', 'street_view'] %}
-{%- set warn_counted = bvs.check_ids() | reject('in', cascade_excluded) | list %}
-
 with
 
 outcomes as (
@@ -19,27 +16,13 @@ flags as (
 
 ),
 
--- WARN_CLUSTER: four or more WARN tiles while the entity has no domain or no web presence.
--- The domain-cascade filter comes first: with no domain, the web, WHOIS, e-mail, trust and
--- street-view WARNs are not counted (they only echo the missing domain). No domain = the
--- domain tile found none (N/A); no web presence = the web tile found no live site (N/A or
--- FAIL).
+-- WARN_CLUSTER: four or more WARN tiles while the entity has no domain or no web presence,
+-- after the domain-cascade filter (macros/verification/scoring.sql).
 warn_counts as (
 
     select
         abn,
-        domain_status = 'N/A' as has_no_domain,
-        web_presence_status in ('N/A', 'FAIL') as has_no_web_presence,
-        (
-            {%- for check_id in warn_counted %}
-            case when {{ check_id }}_status = 'WARN' then 1 else 0 end +
-            {%- endfor %}
-            case when domain_status = 'N/A' then 0 else (
-                {%- for check_id in cascade_excluded %}
-                case when {{ check_id }}_status = 'WARN' then 1 else 0 end{% if not loop.last %} +{% endif %}
-                {%- endfor %}
-            ) end
-        ) as warn_count
+        {{ bvs.warn_cluster_columns() }}
     from outcomes
 
 ),
@@ -91,17 +74,9 @@ fired as (
     union all
 
     -- WARN_CLUSTER (see warn_counts).
-    select
-        abn,
-        'WARN_CLUSTER',
-        {{ bvs.json_object([
-            ('warn_count', 'warn_count'),
-            ('no_domain', 'has_no_domain'),
-            ('no_web_presence', 'has_no_web_presence'),
-        ]) }}
+    select abn, 'WARN_CLUSTER', {{ bvs.warn_cluster_evidence() }}
     from warn_counts
-    where (has_no_domain or has_no_web_presence)
-        and warn_count >= 4
+    where {{ bvs.warn_cluster_fires() }}
 
     union all
 

@@ -7,7 +7,8 @@
 -- tile is N/A.
 -- Risk score: 100 minus the assurance score, raised to the floor of the most severe flag
 -- that fired (CRITICAL 90, HIGH 70, MEDIUM 40). Risk level: critical from 90, high from 70,
--- medium from 40, low below (docs/verification.md).
+-- medium from 40, low below (docs/verification.md). The formulas are macros
+-- (macros/verification/scoring.sql), shared with the supplier ledgers' verifications.
 
 {%- set checks = bvs.check_ids() %}
 
@@ -58,21 +59,8 @@ scored as (
 
     select
         outcomes.*,
-        (
-            {%- for check_id in checks %}
-            case {{ check_id }}_status
-                when 'PASS' then weights.{{ check_id }}_weight
-                when 'WARN' then 0.5 * weights.{{ check_id }}_weight
-                else 0
-            end{% if not loop.last %} +{% endif %}
-            {%- endfor %}
-        ) as points,
-        (
-            {%- for check_id in checks %}
-            case when {{ check_id }}_status in ('PASS', 'WARN', 'FAIL') then weights.{{ check_id }}_weight else 0 end
-            {%- if not loop.last %} +{% endif %}
-            {%- endfor %}
-        ) as weight_counted
+        {{ bvs.assurance_points('weights.{check}_weight') }} as points,
+        {{ bvs.assurance_weight_counted('weights.{check}_weight') }} as weight_counted
     from outcomes
     cross join weights
 
@@ -82,22 +70,11 @@ with_scores as (
 
     select
         scored.*,
-        case when weight_counted > 0 then round(cast(100.0 * points / weight_counted as numeric), 1) end
-            as assurance_score,
+        {{ bvs.assurance_score('points', 'weight_counted') }} as assurance_score,
         coalesce(flags_per_abn.flag_count, 0) as flag_count,
         coalesce(flags_per_abn.flags, '[]') as flags,
-        case flags_per_abn.max_severity_rank
-            when 4 then 'CRITICAL'
-            when 3 then 'HIGH'
-            when 2 then 'MEDIUM'
-            when 1 then 'LOW'
-        end as max_flag_severity,
-        case flags_per_abn.max_severity_rank
-            when 4 then 90
-            when 3 then 70
-            when 2 then 40
-            else 0
-        end as flag_floor
+        {{ bvs.flag_severity('flags_per_abn.max_severity_rank') }} as max_flag_severity,
+        {{ bvs.flag_floor('flags_per_abn.max_severity_rank') }} as flag_floor
     from scored
     left join flags_per_abn
         on scored.abn = flags_per_abn.abn
@@ -120,14 +97,10 @@ final as (
         cast(with_scores.assurance_score as double) as assurance_score,
         cast(with_scores.points as double) as score_points,
         cast(with_scores.weight_counted as integer) as score_weight_counted,
-        cast(greatest(coalesce(100 - with_scores.assurance_score, 0), with_scores.flag_floor) as double)
+        cast({{ bvs.risk_score('with_scores.assurance_score', 'with_scores.flag_floor') }} as double)
             as risk_score,
-        case
-            when greatest(coalesce(100 - with_scores.assurance_score, 0), with_scores.flag_floor) >= 90 then 'critical'
-            when greatest(coalesce(100 - with_scores.assurance_score, 0), with_scores.flag_floor) >= 70 then 'high'
-            when greatest(coalesce(100 - with_scores.assurance_score, 0), with_scores.flag_floor) >= 40 then 'medium'
-            else 'low'
-        end as risk_level,
+        {{ bvs.risk_level(bvs.risk_score('with_scores.assurance_score', 'with_scores.flag_floor')) }}
+            as risk_level,
         with_scores.flags,
         cast(with_scores.flag_count as integer) as flag_count,
         with_scores.max_flag_severity,

@@ -1,0 +1,110 @@
+{#
+    The assurance score, the risk score and level, and WARN_CLUSTER's count, over the
+    <check>_status columns of a row: written once, read by `verifications` (every ABN) and
+    `ledger_verifications` (a ledger's suppliers, with the ledger rules applied). The rules
+    are docs/verification.md, "Score and risk".
+
+    weight_pattern: the SQL expression of a check's weight with `{check}` standing for its
+    id, e.g. 'weights.{check}_weight'.
+#}
+
+{# SPEC 3.2: PASS scores the full weight, WARN half, FAIL nothing; N/A counts on neither side. #}
+{% macro assurance_points(weight_pattern) -%}
+    (
+        {%- for check_id in bvs.check_ids() %}
+        {%- set weight = weight_pattern.replace('{check}', check_id) %}
+        case {{ check_id }}_status
+            when 'PASS' then {{ weight }}
+            when 'WARN' then 0.5 * {{ weight }}
+            else 0
+        end{% if not loop.last %} +{% endif %}
+        {%- endfor %}
+    )
+{%- endmacro %}
+
+{% macro assurance_weight_counted(weight_pattern) -%}
+    (
+        {%- for check_id in bvs.check_ids() %}
+        case when {{ check_id }}_status in ('PASS', 'WARN', 'FAIL') then {{ weight_pattern.replace('{check}', check_id) }} else 0 end
+        {%- if not loop.last %} +{% endif %}
+        {%- endfor %}
+    )
+{%- endmacro %}
+
+{# 100 * points / weight counted, one decimal; null when every weighted tile is N/A. #}
+{% macro assurance_score(points, weight_counted) -%}
+    case when {{ weight_counted }} > 0 then round(cast(100.0 * {{ points }} / {{ weight_counted }} as numeric), 1) end
+{%- endmacro %}
+
+{# The risk score floor of the most severe flag that fired (flag_definitions.severity_rank). #}
+{% macro flag_floor(max_severity_rank) -%}
+    case {{ max_severity_rank }}
+        when 4 then 90
+        when 3 then 70
+        when 2 then 40
+        else 0
+    end
+{%- endmacro %}
+
+{% macro flag_severity(max_severity_rank) -%}
+    case {{ max_severity_rank }}
+        when 4 then 'CRITICAL'
+        when 3 then 'HIGH'
+        when 2 then 'MEDIUM'
+        when 1 then 'LOW'
+    end
+{%- endmacro %}
+
+{# 100 minus the assurance score, raised to the floor of the most severe flag. #}
+{% macro risk_score(assurance_score, flag_floor) -%}
+    greatest(coalesce(100 - {{ assurance_score }}, 0), {{ flag_floor }})
+{%- endmacro %}
+
+{% macro risk_level(risk_score) -%}
+    case
+        when {{ risk_score }} >= 90 then 'critical'
+        when {{ risk_score }} >= 70 then 'high'
+        when {{ risk_score }} >= 40 then 'medium'
+        else 'low'
+    end
+{%- endmacro %}
+
+{#
+    WARN_CLUSTER (SPEC 2.4): four or more WARN tiles while the entity has no domain or no web
+    presence. The domain-cascade filter comes first: with no domain, the web, WHOIS, e-mail,
+    trust and street-view WARNs are not counted (they only echo the missing domain). No
+    domain = the domain tile found none (N/A); no web presence = the web tile found no live
+    site (N/A or FAIL). Three columns over a row's <check>_status columns.
+#}
+{% macro warn_cluster_cascade() -%}
+    {{ return(['domain', 'web_presence', 'email', 'trust', 'street_view']) }}
+{%- endmacro %}
+
+{% macro warn_cluster_columns() -%}
+    {%- set cascade_excluded = bvs.warn_cluster_cascade() %}
+    {%- set warn_counted = bvs.check_ids() | reject('in', cascade_excluded) | list %}
+    domain_status = 'N/A' as has_no_domain,
+    web_presence_status in ('N/A', 'FAIL') as has_no_web_presence,
+    (
+        {%- for check_id in warn_counted %}
+        case when {{ check_id }}_status = 'WARN' then 1 else 0 end +
+        {%- endfor %}
+        case when domain_status = 'N/A' then 0 else (
+            {%- for check_id in cascade_excluded %}
+            case when {{ check_id }}_status = 'WARN' then 1 else 0 end{% if not loop.last %} +{% endif %}
+            {%- endfor %}
+        ) end
+    ) as warn_count
+{%- endmacro %}
+
+{% macro warn_cluster_fires() -%}
+    (has_no_domain or has_no_web_presence) and warn_count >= 4
+{%- endmacro %}
+
+{% macro warn_cluster_evidence() -%}
+    {{ bvs.json_object([
+        ('warn_count', 'warn_count'),
+        ('no_domain', 'has_no_domain'),
+        ('no_web_presence', 'has_no_web_presence'),
+    ]) }}
+{%- endmacro %}
