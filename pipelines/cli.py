@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -73,13 +74,19 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     import dagster as dg
 
     from pipelines.definitions import defs
+    from pipelines.defs.jobs import PIPELINE
+    from pipelines.defs.ledgers.assets import ledger_assets
     from pipelines.defs.resources import BvsResource
     from pipelines.defs.transform.dbt import dbt_resource
 
     graph = defs.resolve_asset_graph()
-    assets = [a for a in defs.assets or [] if isinstance(a, dg.AssetsDefinition)]
-    selection = (
-        dg.AssetSelection.from_string(args.select) if args.select else dg.AssetSelection.all()
+    assets = [
+        a
+        for a in defs.assets or []
+        if isinstance(a, dg.AssetsDefinition) and a not in ledger_assets  # bvs ledger run
+    ]
+    selection: dg.AssetSelection = (
+        dg.AssetSelection.from_string(args.select) & PIPELINE if args.select else PIPELINE
     )
     selected = set(selection.resolve(graph))
     if args.select:
@@ -262,6 +269,142 @@ def cmd_alerts(args: argparse.Namespace, settings: Settings) -> int:
             return _print_from_snapshot(settings, lambda con: {"raised": evaluate(engine, con)})
         print(json.dumps(list_alerts(engine, args.owner, args.since), indent=2, default=str))
     return 0
+
+
+# ---------------------------------------------------------------------------------- ledgers
+
+
+def _ledger_error(exc: Exception) -> int:
+    print(json.dumps({"message": str(exc)}), file=sys.stderr)
+    return 2
+
+
+def cmd_ledger(args: argparse.Namespace, settings: Settings) -> int:
+    """Supplier ledgers: import, re-verify, show, changes (CONTRACT.md, Ledgers)."""
+    from pipelines.ledgers import commands
+    from pipelines.ledgers.intake import LedgerError
+
+    try:
+        if args.action == "import":
+            if not args.customer:
+                raise LedgerError("import needs --customer")
+            if not args.file:
+                raise LedgerError("import needs the ledger FILE")
+            print(
+                json.dumps(
+                    commands.import_ledger(settings, Path(args.file), args.customer, args.name)
+                )
+            )
+            return 0
+        if args.action == "run":
+            return _ledger_run(args, settings)
+        if not args.customer:
+            raise LedgerError(f"{args.action} needs --customer")
+        if args.action == "show":
+            pieces = commands.show(settings, args.customer, args.ledger, args.run)
+            first = next(pieces)  # errors surface before anything is printed
+            sys.stdout.write(first)
+            for piece in pieces:
+                sys.stdout.write(piece)
+            sys.stdout.write("\n")
+            return 0
+        if args.action == "changes":
+            for change in commands.changes(settings, args.customer, args.ledger, args.since):
+                print(json.dumps(change))
+            return 0
+    except LedgerError as exc:
+        return _ledger_error(exc)
+    return 2
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Everything written to standard output (dbt's log lines included) goes to standard
+    error meanwhile."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _ledger_run(args: argparse.Namespace, settings: Settings) -> int:
+    """Materialise the ledger job's partition of each customer (the same assets the nightly
+    schedule runs) and print one summary line per ledger."""
+    from pipelines.dbt import apply_dbt_env, prepare_manifest
+    from pipelines.ledgers import store
+    from pipelines.ledgers.intake import LedgerError, check_customer_id
+    from pipelines.ledgers.run import result_path, run_summary
+
+    as_of = args.as_of or today_in_brisbane()
+    if args.customer:
+        customers = [check_customer_id(args.customer)]
+        if not store.landed_ledgers(settings, args.customer):
+            raise LedgerError(f"customer {args.customer} has no ledger landed")
+    else:
+        customers = store.customers_with_ledgers(settings)
+    if not customers:
+        raise LedgerError(f"no ledger is landed under {store.landing_root(settings)}")
+    ensure_dagster_home()
+    apply_dbt_env(settings)
+    prepare_manifest(settings)
+
+    import dagster as dg
+
+    from pipelines.defs.ledgers.assets import ledger_assets
+    from pipelines.defs.ledgers.partitions import CUSTOMERS, partition_key
+    from pipelines.defs.resources import BvsResource
+    from pipelines.defs.transform.dbt import dbt_resource
+
+    instance = dg.DagsterInstance.get()
+    known = set(instance.get_dynamic_partitions(CUSTOMERS.name or ""))
+    if new := [c for c in customers if c not in known]:
+        instance.add_dynamic_partitions(CUSTOMERS.name or "", new)
+    failed = 0
+    for customer in customers:
+        result_file = result_path(settings, customer)
+        result_file.unlink(missing_ok=True)
+        with _stdout_to_stderr():  # stdout carries the JSON lines alone
+            result = dg.materialize(
+                ledger_assets,
+                partition_key=partition_key(customer, as_of.isoformat()),
+                instance=instance,
+                resources={
+                    "bvs": BvsResource(data_dir=str(settings.data_dir), as_of=as_of.isoformat()),
+                    "dbt": dbt_resource(),
+                },
+                raise_on_error=False,
+                run_config={"loggers": {"console": {"config": {"log_level": args.log_level}}}},
+                tags={
+                    "bvs/as_of": as_of.isoformat(),
+                    "bvs/customer": customer,
+                    "bvs/trigger": "cli",
+                },
+            )
+        if result.success and result_file.exists():
+            for summary in json.loads(result_file.read_text()):
+                print(json.dumps(run_summary(summary)), flush=True)
+        else:
+            failed += 1
+            for event in result.all_events:
+                if event.is_failure and event.step_key:
+                    data = getattr(event.event_specific_data, "error", None)
+                    why = (
+                        data.message.strip().splitlines()[-1] if data is not None else event.message
+                    )
+                    print(f"bvs ledger run: {customer}: {event.step_key}: {why}", file=sys.stderr)
+        for check in result.get_asset_check_evaluations():
+            if not check.passed:
+                failed += 1
+                print(
+                    f"bvs ledger run: {customer}: {check.check_name}: {check.description}",
+                    file=sys.stderr,
+                )
+    return 1 if failed else 0
 
 
 # ---------------------------------------------------------------------------------- API
@@ -449,6 +592,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     dbt_server.add_argument("--socket", type=Path, help="its Unix socket (default BVS_DBT_SERVER)")
     dbt_server.set_defaults(func=cmd_dbt_server)
+
+    ledger = sub.add_parser("ledger", help="supplier ledgers: import, re-verify, show, changes")
+    ledger.add_argument("action", choices=("import", "run", "show", "changes"))
+    ledger.add_argument("file", nargs="?", help="import: the ledger file (.csv or .xlsx)")
+    ledger.add_argument("--customer", help="customer id (lower-case letters, digits, '-')")
+    ledger.add_argument("--name", help="import: the ledger's name (default: the file's stem)")
+    ledger.add_argument("--ledger", help="show, changes: one ledger of the customer")
+    ledger.add_argument("--run", type=_date, help="show: the run of this date (default: latest)")
+    ledger.add_argument("--since", type=_date, help="changes: runs on or after this date")
+    ledger.add_argument("--as-of", type=_date, help="run: the run date (default: Brisbane today)")
+    ledger.add_argument(
+        "--log-level",
+        default="WARNING",
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+        help="run: Dagster console log level",
+    )
+    ledger.set_defaults(func=cmd_ledger)
 
     keys = sub.add_parser("keys", help="create, list or revoke API keys")
     keys.add_argument("action", choices=("create", "list", "revoke"))

@@ -7,7 +7,9 @@ import dagster as dg
 from pipelines.defs.ingest.assets import ingest_assets
 from pipelines.defs.ingest.schedules import daily_market_refresh, weekly_refresh
 from pipelines.defs.ingest.sensors import new_landing_files
-from pipelines.defs.jobs import everything, market_daily
+from pipelines.defs.jobs import everything, ledger_nightly, market_daily
+from pipelines.defs.ledgers.assets import ledger_assets
+from pipelines.defs.ledgers.schedules import ledgers_after_publish, nightly_ledger_reverification
 from pipelines.defs.publish.assets import serving_snapshot, watch_alerts
 from pipelines.defs.resources import BvsResource
 from pipelines.defs.transform.dbt import dbt_models, dbt_resource
@@ -42,10 +44,11 @@ defs = dg.Definitions(
         dbt_models,
         serving_snapshot,
         watch_alerts,
+        *ledger_assets,
     ],
-    jobs=[everything, market_daily],
-    schedules=[weekly_refresh, daily_market_refresh],
-    sensors=[new_landing_files],
+    jobs=[everything, market_daily, ledger_nightly],
+    schedules=[weekly_refresh, daily_market_refresh, nightly_ledger_reverification],
+    sensors=[new_landing_files, ledgers_after_publish],
     resources={"bvs": BvsResource(), "dbt": dbt_resource()},
     executor=dg.in_process_executor,
 )

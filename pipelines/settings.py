@@ -66,6 +66,10 @@ class Settings(BaseSettings):
     # The Unix socket of a warm dbt (`bvs dbt-server`, pipelines/dbt_server.py). Set, the
     # pipeline's dbt commands run in it; unset or not running, each starts dbt itself.
     dbt_server: Path | None = Field(default=None)
+    # Supplier ledgers' run history (pipelines/ledgers/store.py): every nightly run's results,
+    # changes and the ledger file it read. Not rebuildable from landing files, so it lives
+    # outside the warehouse and the serving snapshots. Default <data_dir>/ledgers.
+    ledger_dir: Path | None = Field(default=None)
     # Progress lines on a terminal; quiet when not a TTY or when CI is set.
     progress: bool | None = Field(default=None)
 
@@ -86,6 +90,10 @@ class Settings(BaseSettings):
         return self.data_dir / "state"
 
     @property
+    def ledgers_dir(self) -> Path:
+        return self.ledger_dir or (self.data_dir / "ledgers")
+
+    @property
     def state_database_url(self) -> str:
         return self.state_url or f"sqlite:///{self.state_dir / 'bvs.sqlite'}"
 
@@ -96,6 +104,8 @@ def get_settings(**overrides: object) -> Settings:
     settings.data_dir = settings.data_dir.expanduser().resolve()
     if settings.warehouse_path is not None:
         settings.warehouse_path = settings.warehouse_path.expanduser().resolve()
+    if settings.ledger_dir is not None:
+        settings.ledger_dir = settings.ledger_dir.expanduser().resolve()
     settings.dbt_project_dir = settings.dbt_project_dir.expanduser().resolve()
     return settings
 

@@ -1,12 +1,16 @@
-"""Jobs: the whole pipeline, and ingest only."""
+"""Jobs: the whole pipeline, the daily market refresh, the nightly ledger re-verification."""
 
 from __future__ import annotations
 
 import dagster as dg
 
+# The register and market pipeline: every asset but the supplier ledgers', which run per
+# customer and day (ledger_nightly).
+PIPELINE = dg.AssetSelection.all() - dg.AssetSelection.groups("ledgers")
+
 everything = dg.define_asset_job(
     "bvs_everything",
-    selection=dg.AssetSelection.all(),
+    selection=PIPELINE,
     description="Ingest every landed source, build the dbt models, publish the serving snapshot.",
     executor_def=dg.in_process_executor,  # one warehouse writer at a time
 )
@@ -31,5 +35,15 @@ market_daily = dg.define_asset_job(
         ]
     ).downstream(),
     description="Load the new day's market files, rebuild scores and tiles, publish, alert.",
+    executor_def=dg.in_process_executor,
+)
+
+ledger_nightly = dg.define_asset_job(
+    "ledger_nightly",
+    selection=dg.AssetSelection.groups("ledgers"),
+    description=(
+        "Re-verify one customer's supplier ledgers against the serving snapshot as of one day:"
+        " record the run, its changes since the previous one, and raise alerts."
+    ),
     executor_def=dg.in_process_executor,
 )

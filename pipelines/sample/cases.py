@@ -79,6 +79,10 @@ class CasePlan:
     business_name_rows: list[str] = field(default_factory=list)
     rows: dict[str, list[list[str]]] = field(default_factory=dict)  # target key -> rows
     cases: list[dict[str, Any]] = field(default_factory=list)
+    # Supplier ledgers (pipelines.sample.ledgers): planted rows per (customer, ledger) and
+    # what each should give.
+    ledger_rows: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    ledger_cases: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -270,6 +274,7 @@ class Builder:
         dereg: dt.date | None = None,
         gst: tuple[str, dt.date | None] | None = ("ACT", None),
         state: str = "QLD",
+        postcode: str = "4000",
         reg: dt.date | None = None,
     ) -> Ent:
         """A company in the ABR and (unless ``in_asic`` is False) the ASIC company file."""
@@ -277,7 +282,7 @@ class Builder:
         acn = self.next_acn()
         abn = abn_from_acn(acn)
         self.abr(code=code, name=name, status=abn_status, status_from=status_from, acn=acn,
-                 gst=gst, state=state, abn=abn)  # fmt: skip
+                 gst=gst, state=state, postcode=postcode, abn=abn)  # fmt: skip
         if in_asic:
             self.company_row(name, acn, abn, co_status, reg or self.months(120), dereg,
                              ctype="APUB" if code == "PUB" else "APTY")  # fmt: skip
@@ -452,6 +457,9 @@ def build_cases(*, scale: int, seed: int, extract_date: dt.date) -> CasePlan:
     _financial_services(b)
     _registers(b)
     _matches_only(b)
+    from pipelines.sample.ledgers import plant_ledger_cases
+
+    plant_ledger_cases(b)
     return b.plan
 
 

@@ -39,6 +39,7 @@ from pipelines.sample.generate import (
     ChunkTask,
     generate_chunk,
 )
+from pipelines.sample.ledgers import write_ledgers
 from pipelines.sample.numbering import MAX_SCALE
 from pipelines.sample.zipwrite import DeflatedMember, write_zip
 
@@ -105,6 +106,8 @@ class SampleSummary:
     market: list[dict[str, Any]] = field(default_factory=list)
     market_malformed: list[PlantedRow] = field(default_factory=list)
     market_corrections: list[dict[str, Any]] = field(default_factory=list)
+    # Supplier ledgers (pipelines.sample.ledgers): files, planted cases.
+    ledgers: dict[str, Any] = field(default_factory=dict)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -423,8 +426,11 @@ def write_sample(
     planted += market_planted
     register_counts.update(market.counts)
 
+    ledgers = write_ledgers(out_dir, plan_cases, seed, scale)
+
     counts = _counts(results, planted)
     _add_case_counts(counts, plan_cases)
+    counts["ledgers"] = {f"{f['customer']}/{f['ledger']}": f["rows"] for f in ledgers["files"]}
     counts.update(register_counts)
     summary = SampleSummary(
         out_dir=out_dir,
@@ -443,6 +449,7 @@ def write_sample(
         market=market.cases,
         market_malformed=market_planted,
         market_corrections=market.corrections,
+        ledgers=ledgers,
     )
     _write_planted_json(meta_dir / "planted.json", summary)
     return summary
@@ -531,6 +538,7 @@ def _write_planted_json(path: Path, summary: SampleSummary) -> None:
         "market": summary.market,
         "market_malformed": [asdict(p) for p in summary.market_malformed],
         "market_corrections": summary.market_corrections,
+        "ledgers": summary.ledgers,
     }
     path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
 

@@ -54,7 +54,7 @@ def create_state_engine(settings: Settings) -> sa.Engine:
             settings.state_dir.mkdir(parents=True, exist_ok=True)
         engine = sqlite_engine(url)
     # importing the modules that declare tables registers them on `metadata`
-    from pipelines.state import keys, limits, watches  # noqa: F401
+    from pipelines.state import keys, ledgers, limits, watches  # noqa: F401
 
     metadata.create_all(engine)
     return engine

@@ -30,7 +30,7 @@
             (e ~ ".abn_status_from_date is null", "ABN active, status date unknown => WARN (decided)"),
             (has_name ~ " and " ~ matches ~ " and " ~ e ~ ".abn_status_from_date <= " ~ bvs.months_before(as_of, 6),
                 "ABN active, age at least 6 months, name match at least 90% => PASS"),
-            (has_name, "ABN active, name differs from the invoice name (match 50% to 90%) => WARN (decided)"),
+            (has_name ~ " and not " ~ matches, "ABN active, name differs from the invoice name (match 50% to 90%) => WARN (decided)"),
         ]) -%}
     {%- else -%}
         {%- do rules.append((e ~ ".abn_status_from_date is null", "ABN active, status date unknown => WARN (decided)")) -%}

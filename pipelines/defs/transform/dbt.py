@@ -57,6 +57,7 @@ translator = BvsTranslator(settings=DagsterDbtTranslatorSettings(enable_asset_ch
     manifest=dbt_project.manifest_path,
     project=dbt_project,
     dagster_dbt_translator=translator,
+    exclude="tag:ledger",  # the supplier-ledger models run in their own job (defs/ledgers)
     pool=POOL,
 )
 def dbt_models(

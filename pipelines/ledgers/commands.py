@@ -1,0 +1,209 @@
+"""What ``bvs ledger import | show | changes`` do (CONTRACT.md, Ledgers), as plain functions.
+
+``bvs ledger run`` materialises the Dagster ledger job (``pipelines.cli``), so a run from the
+command line and one from the schedule are the same run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import secrets
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow.parquet as pq
+
+from pipelines.ledgers import store
+from pipelines.ledgers.intake import (
+    LedgerError,
+    check_customer_id,
+    check_ledger_name,
+    read_ledger,
+)
+from pipelines.ledgers.resolve import resolve_names
+from pipelines.ledgers.suppliers import intake_summary, names_to_resolve, supplier_rows
+from pipelines.settings import Settings
+from pipelines.warehouse.snapshot import current_snapshot
+
+# ----------------------------------------------------------------------------------- import
+
+
+def import_ledger(
+    settings: Settings, file: Path, customer: str, name: str | None = None
+) -> dict[str, Any]:
+    """Validate ``file`` and land it as ledger ``name`` of ``customer`` (atomically: the
+    previous file stays until the new one is complete, and is kept in ``replaced/``).
+    Names without an ABN are resolved against the current snapshot, if there is one.
+    Raises LedgerError (the file named) when the file cannot be read at all."""
+    check_customer_id(customer)
+    file = Path(file)
+    ledger = check_ledger_name(name or file.stem)
+    parsed = read_ledger(file)
+    snapshot = current_snapshot(settings)
+    resolutions = None
+    names = names_to_resolve(parsed)
+    if snapshot is not None:
+        con = duckdb.connect(str(snapshot.path), read_only=True)
+        try:
+            resolutions = resolve_names(con, names)
+        finally:
+            con.close()
+    rows = supplier_rows(parsed, resolutions)
+    landed, replaced = _land(settings, file, customer, ledger)
+    return {
+        **intake_summary(customer, ledger, parsed, rows),
+        "file": str(landed),
+        "replaced": str(replaced) if replaced else None,
+        "snapshot_id": snapshot.snapshot_id if snapshot else None,
+    }
+
+
+def _land(settings: Settings, file: Path, customer: str, ledger: str) -> tuple[Path, Path | None]:
+    folder = store.customer_landing(settings, customer)
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{ledger}{file.suffix.lower()}"
+    tmp = folder / f".{ledger}.tmp-{secrets.token_hex(4)}"
+    shutil.copyfile(file, tmp)
+    fd = os.open(tmp, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    replaced: Path | None = None
+    previous = [folder / f"{ledger}{ext}" for ext in store.EXTENSIONS]
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    for old in previous:
+        if old.exists():
+            keep = folder / store.REPLACED_FOLDER
+            keep.mkdir(exist_ok=True)
+            replaced = keep / f"{ledger}.{stamp}{old.suffix}"
+            shutil.copy2(old, replaced)
+    os.replace(tmp, target)
+    for old in previous:
+        if old != target and old.exists():
+            old.unlink()  # the same ledger sent as .xlsx after .csv (kept in replaced/)
+    return target, replaced
+
+
+# ------------------------------------------------------------------------------------- show
+
+
+def _pick_ledgers(settings: Settings, customer: str, ledger: str | None) -> list[str]:
+    check_customer_id(customer)
+    names = store.ledger_names(settings, customer)
+    if ledger is not None:
+        if ledger not in names:
+            raise LedgerError(f"customer {customer} has no ledger {ledger!r}")
+        return [ledger]
+    if not names:
+        raise LedgerError(f"customer {customer} has no ledger")
+    return names
+
+
+def _run_on(settings: Settings, customer: str, ledger: str, run_date: dt.date | None) -> store.Run:
+    found = store.runs(settings, customer, ledger)
+    if run_date is not None:
+        found = [r for r in found if r.run_date == run_date.isoformat()]
+    if not found:
+        when = f" on {run_date}" if run_date else ""
+        raise LedgerError(f"ledger {ledger!r} of {customer} has no run{when} (bvs ledger run)")
+    return found[-1]
+
+
+def _tile(row: dict[str, Any], check: dict[str, Any]) -> dict[str, Any]:
+    check_id = check["check_id"]
+    detail = row[f"{check_id}_detail"]
+    return {
+        "status": row[f"{check_id}_status"],
+        "reason": row[f"{check_id}_reason"],
+        "detail": json.loads(detail) if detail else None,
+        "sources": json.loads(check["sources"]) if check["sources"] else [],
+        "weight": check["weight"],
+    }
+
+
+def supplier_record(row: dict[str, Any], checks: list[dict[str, Any]]) -> dict[str, Any]:
+    """One supplier of a run as ``bvs ledger show`` prints it."""
+    verified = row["abn"] is not None
+    return {
+        "supplier_ref": row["supplier_ref"],
+        "abn": row["abn"],
+        "supplier_name": row["supplier_name"],
+        "line": row["line"],
+        "resolution": row["resolution"],
+        "review_reason": row["review_reason"],
+        "candidates": json.loads(row["candidates"]) if row["candidates"] else [],
+        "entity": row["entity"],
+        "assurance_score": row["assurance_score"],
+        "risk": {
+            "score": row["risk_score"],
+            "level": row["risk_level"],
+            "flags": json.loads(row["flags"]) if verified and row["flags"] else [],
+        },
+        "checks": {c["check_id"]: _tile(row, c) for c in checks} if verified else {},
+    }
+
+
+def show(
+    settings: Settings, customer: str, ledger: str | None = None, run_date: dt.date | None = None
+) -> Iterator[str]:
+    """``bvs ledger show``: the JSON text of one run of one ledger, in pieces (a ledger of a
+    hundred thousand suppliers is streamed, not built in memory)."""
+    names = _pick_ledgers(settings, customer, ledger)
+    if len(names) > 1:
+        raise LedgerError(
+            f"customer {customer} has {len(names)} ledgers ({', '.join(names)}): give --ledger"
+        )
+    run = _run_on(settings, customer, names[0], run_date)
+    catalogue = json.loads(run.file("checks.json").read_text())
+    checks = catalogue["checks"]
+    head = {
+        "customer": customer,
+        "ledger": run.ledger,
+        "run_date": run.run_date,
+        "run_id": run.run_id,
+        "snapshot_id": run.summary["snapshot"]["snapshot_id"],
+    }
+    yield json.dumps(head)[:-1] + ', "suppliers": ['
+    first = True
+    parquet = pq.ParquetFile(run.file("suppliers.parquet"))
+    for batch in parquet.iter_batches(batch_size=10_000):
+        for row in batch.to_pylist():
+            text = json.dumps(supplier_record(row, checks), default=str)
+            yield text if first else "," + text
+            first = False
+    yield "]}"
+
+
+def changes(
+    settings: Settings,
+    customer: str,
+    ledger: str | None = None,
+    since: dt.date | None = None,
+) -> Iterator[dict[str, Any]]:
+    """``bvs ledger changes``: every change of the runs on or after ``since``, oldest run
+    first."""
+    for name in _pick_ledgers(settings, customer, ledger):
+        for run in store.runs(settings, customer, name):
+            if since is not None and run.run_date < since.isoformat():
+                continue
+            table = pq.read_table(run.file("changes.parquet"))
+            for row in table.to_pylist():
+                yield {
+                    "run_date": run.run_date,
+                    "run_id": run.run_id,
+                    "ledger": name,
+                    "supplier_ref": row["supplier_ref"],
+                    "supplier_key": row["supplier_key"],
+                    "abn": row["abn"],
+                    "kind": row["kind"],
+                    "subject": row["subject"],
+                    "before": row["before_value"],
+                    "after": row["after_value"],
+                    "alert": bool(row["is_alert"]),
+                }

@@ -1,0 +1,89 @@
+"""Finding a supplier's ABN by its name, through the search tiers (SPEC 4.4).
+
+A ledger row with no usable ABN is *resolved by name* when exactly one ABN has a name at
+least 0.9 similar to the row's supplier name (pg_trgm similarity after the project's
+normalisation, CONTRACT decision 8: "at least" is ``>=``, compared at 6 decimals as the SQL
+side does). Candidates come from the home-page search over the serving snapshot
+(``pipelines.serving.search``: exact, prefix, word and trigram tiers), so a name is found the
+way a user would find it. Two or more such ABNs: ambiguous, the row needs review and lists
+them. None: the row needs review and lists the closest names the search found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+
+from pipelines.matching import normalise_name, trigram_similarity
+from pipelines.serving.market import ServingError
+from pipelines.serving.search import search
+
+RESOLVE_THRESHOLD = 0.9  # "exactly one candidate at least 0.9 similar"
+SUGGESTION_THRESHOLD = 0.5  # closest names listed for review
+SEARCH_LIMIT = 20
+MAX_CANDIDATES = 5
+
+
+@dataclass(frozen=True)
+class NameResolution:
+    """What the search found for one supplier name."""
+
+    name: str
+    abn: str | None  # the one ABN at least RESOLVE_THRESHOLD similar, else None
+    matches: int  # ABNs at least RESOLVE_THRESHOLD similar
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def reason(self) -> str | None:
+        if self.abn is not None:
+            return None
+        if self.matches > 1:
+            return (
+                f"no usable ABN, and {self.matches} registered businesses have a name at least"
+                f" 90% similar to {self.name!r}: choose one"
+            )
+        return f"no usable ABN, and no registered name is at least 90% similar to {self.name!r}"
+
+
+def _score(key: str, name: str) -> float:
+    return round(trigram_similarity(key, normalise_name(name) or ""), 6)
+
+
+def resolve_name(con: duckdb.DuckDBPyConnection, name: str) -> NameResolution:
+    """Resolve one supplier name against the snapshot ``con`` is open on."""
+    key = normalise_name(name)
+    if key is None:
+        return NameResolution(name, None, 0)
+    try:
+        found = search(con, name[:200], limit=SEARCH_LIMIT)["results"]
+    except ServingError:
+        return NameResolution(name, None, 0)
+    best: dict[str, dict[str, Any]] = {}
+    for result in found:
+        score = _score(key, result["matched_name"])
+        seen = best.get(result["abn"])
+        if seen is None or score > seen["score"]:
+            best[result["abn"]] = {
+                "abn": result["abn"],
+                "name": result["matched_name"],
+                "legal_name": result["legal_name"],
+                "abn_status": result["abn_status"],
+                "state": result["state"],
+                "score": score,
+            }
+    ranked = sorted(best.values(), key=lambda c: (-c["score"], c["abn"]))
+    matching = [c for c in ranked if c["score"] >= RESOLVE_THRESHOLD]
+    if len(matching) == 1:
+        return NameResolution(name, matching[0]["abn"], 1, matching)
+    shown = matching or [c for c in ranked if c["score"] >= SUGGESTION_THRESHOLD]
+    return NameResolution(name, None, len(matching), shown[:MAX_CANDIDATES])
+
+
+def resolve_names(
+    con: duckdb.DuckDBPyConnection, names: Iterable[str]
+) -> dict[str, NameResolution]:
+    """Each distinct name once."""
+    return {name: resolve_name(con, name) for name in dict.fromkeys(names)}
