@@ -43,8 +43,10 @@ sample: install ## write sample landing data (SCALE ABN records) if the landing 
 		$(BIN)/bvs sample --out $(BVS_DATA_DIR)/landing --scale $(SCALE); \
 	else echo "landing folder $(BVS_DATA_DIR)/landing has files: not writing sample data"; fi
 
-run: sample prepare ## sample data if needed, the whole pipeline, the serving snapshot
+run: sample prepare ## sample data if needed, the whole pipeline, the serving snapshot, the supplier ledgers
 	$(BIN)/bvs run
+	@if [ -n "$$(ls -A $(BVS_DATA_DIR)/landing/ledgers 2>/dev/null)" ]; then \
+		echo "re-verifying the supplier ledgers (bvs ledger run):"; $(BIN)/bvs ledger run; fi
 
 dev: prepare ## the Dagster UI on http://127.0.0.1:3000, its dbt commands in a warm dbt
 	@mkdir -p $(DAGSTER_HOME)

@@ -341,6 +341,8 @@ def _ledger_run(args: argparse.Namespace, settings: Settings) -> int:
     from pipelines.ledgers.run import result_path, run_summary
 
     as_of = args.as_of or today_in_brisbane()
+    if as_of > today_in_brisbane():
+        raise LedgerError(f"the run date {as_of} is after today ({today_in_brisbane()} in Brisbane)")
     if args.customer:
         customers = [check_customer_id(args.customer)]
         if not store.landed_ledgers(settings, args.customer):

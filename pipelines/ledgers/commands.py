@@ -135,6 +135,18 @@ def supplier_record(row: dict[str, Any], checks: list[dict[str, Any]]) -> dict[s
         "abn": row["abn"],
         "supplier_name": row["supplier_name"],
         "line": row["line"],
+        "ledger_row": {
+            k: row[k]
+            for k in (
+                "domain",
+                "email",
+                "phone",
+                "state",
+                "postcode",
+                "annual_spend_aud",
+                "gst_charged",
+            )
+        },
         "resolution": row["resolution"],
         "review_reason": row["review_reason"],
         "candidates": json.loads(row["candidates"]) if row["candidates"] else [],

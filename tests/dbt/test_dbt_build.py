@@ -22,6 +22,7 @@ import pytest
 
 from pipelines.identifiers import abn_from_acn
 from pipelines.ingest.sources import SOURCES
+from pipelines.ledgers.run import INPUT_TABLES
 from pipelines.settings import PROJECT_ROOT, Settings
 from pipelines.warehouse.connection import create_table_sql
 from pipelines.warehouse.meta import ensure_meta
@@ -488,6 +489,7 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         ("marts", "checks", "BASE TABLE"),
         ("marts", "entities", "BASE TABLE"),
         ("marts", "entity_names", "BASE TABLE"),
+        ("marts", "flags", "BASE TABLE"),
         ("marts", "match_adverse", "BASE TABLE"),
         ("marts", "match_afs_licensees", "BASE TABLE"),
         ("marts", "match_asx_listed", "BASE TABLE"),
@@ -569,5 +571,6 @@ def test_parse_needs_no_warehouse_file(tmp_path: Path) -> None:
     }
     raw = {name: ["raw", name] for name in (t.split(".")[1] for t in RAW_TABLES)}
     meta = {name: ["meta", name] for name in ("loads", "manifest", "raw_tables")}
-    assert sources == raw | meta
+    ledger_inputs = {name: ["raw", name] for name in INPUT_TABLES}  # a ledger run's inputs
+    assert sources == raw | meta | ledger_inputs
     assert not warehouse.parent.exists()

@@ -50,11 +50,32 @@ EXPECTED_KEYS = [
     "intermediate/int_matching__register_names",
     "intermediate/int_officeholders_keyed",
     "intermediate/int_squeeze__inputs",
+    "ledgers/history",
+    "ledgers/int_ledger_abn_facts",
+    "ledgers/int_ledger_invoice_names_compared",
+    "ledgers/int_ledger_supplier_flags",
+    "ledgers/int_ledger_tiles",
+    "ledgers/ledger_changes",
+    "ledgers/ledger_supplier_states",
+    "ledgers/ledger_verifications",
+    "ledgers/stg_ledgers__previous_states",
+    "ledgers/stg_ledgers__snapshot_adverse_matches",
+    "ledgers/stg_ledgers__snapshot_checks",
+    "ledgers/stg_ledgers__snapshot_entities",
+    "ledgers/stg_ledgers__snapshot_entity_names",
+    "ledgers/stg_ledgers__snapshot_flags",
+    "ledgers/stg_ledgers__snapshot_gazette_matches",
+    "ledgers/stg_ledgers__snapshot_insolvency_matches",
+    "ledgers/stg_ledgers__snapshot_officeholders",
+    "ledgers/stg_ledgers__snapshot_risk_flags",
+    "ledgers/stg_ledgers__snapshot_verifications",
+    "ledgers/stg_ledgers__suppliers",
     "marts/activist_campaigns",
     "marts/activist_entities",
     "marts/checks",
     "marts/entities",
     "marts/entity_names",
+    "marts/flags",
     "marts/match_adverse",
     "marts/match_afs_licensees",
     "marts/match_asx_listed",
@@ -104,6 +125,18 @@ EXPECTED_KEYS = [
     "raw/directors__officeholders",
     "raw/gazette__notices",
     "raw/industry__abn_industry",
+    "raw/ledger__previous_states",
+    "raw/ledger__snapshot_checks",
+    "raw/ledger__snapshot_entities",
+    "raw/ledger__snapshot_entity_names",
+    "raw/ledger__snapshot_flags",
+    "raw/ledger__snapshot_match_adverse",
+    "raw/ledger__snapshot_match_gazette",
+    "raw/ledger__snapshot_match_insolvency",
+    "raw/ledger__snapshot_network_officeholders",
+    "raw/ledger__snapshot_risk_flags",
+    "raw/ledger__snapshot_verifications",
+    "raw/ledger__suppliers",
     "raw/licences__licences",
     "raw/positioning__short_interest",
     "raw/ppsr__registrations",
@@ -181,7 +214,10 @@ def test_every_raw_table_has_blocking_checks() -> None:
 
 def test_groups_show_the_layers() -> None:
     graph = defs.resolve_asset_graph()
-    groups = {k.path[0]: graph.get(k).group_name for k in graph.get_all_asset_keys()}
+    keys = graph.get_all_asset_keys()
+    ledger_inputs = {k for k in keys if k.path[0] == "raw" and k.path[1].startswith("ledger__")}
+    groups = {k.path[0]: graph.get(k).group_name for k in keys - ledger_inputs}
+    assert {graph.get(k).group_name for k in ledger_inputs} == {"ledgers"}
     assert groups == {
         "raw": "ingest",
         "meta": "ingest",
@@ -191,6 +227,7 @@ def test_groups_show_the_layers() -> None:
         "intermediate": "intermediate",
         "marts": "marts",
         "serving": "publish",
+        "ledgers": "ledgers",
     }
 
 
@@ -221,3 +258,55 @@ def test_sensor_requests_a_run_only_when_landing_files_change(
     (tmp_path / "landing" / "abr" / "20261125_Public01.xml").write_text("new week")
     changed = new_landing_files(dg.build_sensor_context(cursor=first.cursor))
     assert isinstance(changed, dg.SensorResult) and changed.cursor != first.cursor
+
+
+def test_ledger_job_is_partitioned_by_day_and_customer_with_its_checks() -> None:
+    job = defs.resolve_job_def("ledger_nightly")
+    partitions = job.partitions_def
+    assert isinstance(partitions, dg.MultiPartitionsDefinition)
+    assert {d.name for d in partitions.partitions_defs} == {"date", "customer"}
+    graph = defs.resolve_asset_graph()
+    checks = {(c.asset_key.to_user_string(), c.name) for c in graph.asset_check_keys}
+    assert ("ledgers/history", "every_landed_ledger_was_read") in checks
+    assert any(key == "ledgers/ledger_verifications" for key, _ in checks)  # dbt tests
+    # the register refresh never builds the ledgers
+    everything = defs.resolve_job_def("bvs_everything")
+    assert not any(
+        k.path[0] == "ledgers" or k.path[-1].startswith("ledger__")
+        for k in everything.asset_layer.executable_asset_keys
+    )
+
+
+def test_ledger_schedule_and_publish_sensor_are_off_by_default() -> None:
+    schedule = defs.resolve_schedule_def("nightly_ledger_reverification")
+    sensor = defs.resolve_sensor_def("ledgers_after_publish")
+    assert schedule.default_status == dg.DefaultScheduleStatus.STOPPED
+    assert schedule.execution_timezone == "Australia/Brisbane"
+    assert sensor.default_status == dg.DefaultSensorStatus.STOPPED
+
+
+def test_ledger_schedule_asks_one_run_per_customer_with_a_ledger(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import datetime as dt
+
+    from pipelines.defs.ledgers.schedules import nightly_ledger_reverification
+
+    monkeypatch.setenv("BVS_DATA_DIR", str(tmp_path))
+    for customer in ("acme", "beta-co"):
+        folder = tmp_path / "landing" / "ledgers" / customer
+        folder.mkdir(parents=True)
+        (folder / "suppliers.csv").write_text("abn,supplier_name\n")
+    (tmp_path / "landing" / "ledgers" / "no-ledger-yet").mkdir()
+    with dg.instance_for_test() as instance:
+        context = dg.build_schedule_context(
+            instance=instance,
+            scheduled_execution_time=dt.datetime(2026, 11, 20, 2, 30, tzinfo=dt.UTC),
+        )
+        requests = nightly_ledger_reverification(context)
+        assert isinstance(requests, list)
+        assert sorted(str(r.partition_key) for r in requests) == [
+            "acme|2026-11-20",
+            "beta-co|2026-11-20",
+        ]
+        assert set(instance.get_dynamic_partitions("ledger_customers")) == {"acme", "beta-co"}
