@@ -312,6 +312,20 @@ def cmd_ledger(args: argparse.Namespace, settings: Settings) -> int:
             for change in commands.changes(settings, args.customer, args.ledger, args.since):
                 print(json.dumps(change))
             return 0
+        if args.action in ("override", "revert"):
+            return _ledger_override(args, settings)
+        if args.action == "audit":
+            return _ledger_audit(args, settings)
+        if args.action == "report":
+            from pipelines.ledgers.report import report
+
+            if not args.month or not args.out:
+                raise LedgerError("report needs --month YYYY-MM and --out PATH")
+            result = report(
+                settings, args.customer, args.month, args.format, Path(args.out), args.ledger
+            )
+            print(json.dumps(result))
+            return 0
     except LedgerError as exc:
         return _ledger_error(exc)
     return 2
@@ -332,17 +346,75 @@ def _stdout_to_stderr() -> Iterator[None]:
         os.close(saved)
 
 
+def _ledger_override(args: argparse.Namespace, settings: Settings) -> int:
+    """Record an override or a revert in the customer's audit trail (SPEC 2.2)."""
+    from pipelines.ledgers import overrides
+    from pipelines.ledgers.intake import LedgerError
+
+    for name in ("ledger", "supplier", "field"):
+        if not getattr(args, name):
+            raise LedgerError(f"{args.action} needs --{name}")
+    by = args.by or _user()
+    if args.action == "override":
+        if args.value is None or args.reason is None:
+            raise LedgerError("override needs --value and --reason")
+        entry = overrides.override(
+            settings,
+            args.customer,
+            args.ledger,
+            args.supplier,
+            args.field,
+            args.value,
+            args.reason,
+            by,
+        )
+    else:
+        entry = overrides.revert(
+            settings, args.customer, args.ledger, args.supplier, args.field, by, args.reason or ""
+        )
+    print(json.dumps(entry))
+    return 0
+
+
+def _ledger_audit(args: argparse.Namespace, settings: Settings) -> int:
+    """The audit trail as JSON lines; with --verify, exit 1 when it was altered."""
+    from pipelines.ledgers import overrides
+    from pipelines.ledgers.intake import check_customer_id
+
+    check_customer_id(args.customer)
+    if args.verify:
+        problems = overrides.verify_trail(settings, args.customer)
+        entries = len(overrides.read_trail(settings, args.customer))
+        print(json.dumps({"customer": args.customer, "entries": entries, "verified": not problems,
+                          "problems": problems}))  # fmt: skip
+        return 1 if problems else 0
+    for entry in overrides.read_trail(settings, args.customer):
+        print(json.dumps(entry))
+    return 0
+
+
+def _user() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
 def _ledger_run(args: argparse.Namespace, settings: Settings) -> int:
     """Materialise the ledger job's partition of each customer (the same assets the nightly
     schedule runs) and print one summary line per ledger."""
     from pipelines.dbt import apply_dbt_env, prepare_manifest
     from pipelines.ledgers import store
     from pipelines.ledgers.intake import LedgerError, check_customer_id
-    from pipelines.ledgers.run import result_path, run_summary
+    from pipelines.ledgers.run import result_path, run_summary, up_to_date
 
     as_of = args.as_of or today_in_brisbane()
     if as_of > today_in_brisbane():
-        raise LedgerError(f"the run date {as_of} is after today ({today_in_brisbane()} in Brisbane)")
+        raise LedgerError(
+            f"the run date {as_of} is after today ({today_in_brisbane()} in Brisbane)"
+        )
     if args.customer:
         customers = [check_customer_id(args.customer)]
         if not store.landed_ledgers(settings, args.customer):
@@ -351,6 +423,16 @@ def _ledger_run(args: argparse.Namespace, settings: Settings) -> int:
         customers = store.customers_with_ledgers(settings)
     if not customers:
         raise LedgerError(f"no ledger is landed under {store.landing_root(settings)}")
+    pending = []
+    for customer in customers:
+        if (latest := up_to_date(settings, customer, as_of)) is not None:
+            # every ledger already ran on tonight's inputs: nothing to record, no run started
+            for run in latest:
+                print(json.dumps(run_summary({**run.summary, "recorded": False})), flush=True)
+        else:
+            pending.append(customer)
+    if not pending:
+        return 0
     ensure_dagster_home()
     apply_dbt_env(settings)
     prepare_manifest(settings)
@@ -360,14 +442,14 @@ def _ledger_run(args: argparse.Namespace, settings: Settings) -> int:
     from pipelines.defs.ledgers.assets import ledger_assets
     from pipelines.defs.ledgers.partitions import CUSTOMERS, partition_key
     from pipelines.defs.resources import BvsResource
-    from pipelines.defs.transform.dbt import dbt_resource
+    from pipelines.defs.transform.project import dbt_resource
 
     instance = dg.DagsterInstance.get()
     known = set(instance.get_dynamic_partitions(CUSTOMERS.name or ""))
-    if new := [c for c in customers if c not in known]:
+    if new := [c for c in pending if c not in known]:
         instance.add_dynamic_partitions(CUSTOMERS.name or "", new)
     failed = 0
-    for customer in customers:
+    for customer in pending:
         result_file = result_path(settings, customer)
         result_file.unlink(missing_ok=True)
         with _stdout_to_stderr():  # stdout carries the JSON lines alone
@@ -460,7 +542,9 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
             if args.action == "create":
                 if not args.name:
                     raise ApiKeyError("create needs --name")
-                secret, _record = create_key(engine, args.name, args.plan, owner=args.owner)
+                secret, _record = create_key(
+                    engine, args.name, args.plan, owner=args.owner, customer=args.customer
+                )
                 print(secret)  # shown once; stdout carries the key alone
                 return 0
             if args.action == "revoke":
@@ -476,6 +560,7 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
                     "name": k.name,
                     "owner": k.owner,
                     "plan": k.plan,
+                    "customer": k.customer,
                     "created_at": k.created_at.isoformat(),
                     "revoked_at": k.revoked_at.isoformat() if k.revoked_at else None,
                     "requests_today": usage.get(k.key_id, {}).get("today", 0),
@@ -595,8 +680,13 @@ def build_parser() -> argparse.ArgumentParser:
     dbt_server.add_argument("--socket", type=Path, help="its Unix socket (default BVS_DBT_SERVER)")
     dbt_server.set_defaults(func=cmd_dbt_server)
 
-    ledger = sub.add_parser("ledger", help="supplier ledgers: import, re-verify, show, changes")
-    ledger.add_argument("action", choices=("import", "run", "show", "changes"))
+    ledger = sub.add_parser(
+        "ledger", help="supplier ledgers: import, re-verify, show, changes, overrides, reports"
+    )
+    ledger.add_argument(
+        "action",
+        choices=("import", "run", "show", "changes", "override", "revert", "audit", "report"),
+    )
     ledger.add_argument("file", nargs="?", help="import: the ledger file (.csv or .xlsx)")
     ledger.add_argument("--customer", help="customer id (lower-case letters, digits, '-')")
     ledger.add_argument("--name", help="import: the ledger's name (default: the file's stem)")
@@ -604,6 +694,15 @@ def build_parser() -> argparse.ArgumentParser:
     ledger.add_argument("--run", type=_date, help="show: the run of this date (default: latest)")
     ledger.add_argument("--since", type=_date, help="changes: runs on or after this date")
     ledger.add_argument("--as-of", type=_date, help="run: the run date (default: Brisbane today)")
+    ledger.add_argument("--supplier", help="override, revert: the supplier_ref")
+    ledger.add_argument("--field", choices=("domain", "address", "phone"), help="override, revert")
+    ledger.add_argument("--value", help="override: the value to use")
+    ledger.add_argument("--reason", help="override, revert: why (kept in the audit trail)")
+    ledger.add_argument("--by", help="override, revert: who (default: the login name)")
+    ledger.add_argument("--verify", action="store_true", help="audit: check the trail's hash chain")
+    ledger.add_argument("--month", help="report: YYYY-MM")
+    ledger.add_argument("--format", choices=("csv", "pdf"), default="pdf", help="report (pdf)")
+    ledger.add_argument("--out", help="report: the file to write")
     ledger.add_argument(
         "--log-level",
         default="WARNING",
@@ -619,6 +718,9 @@ def build_parser() -> argparse.ArgumentParser:
     keys.add_argument("--plan", default="individual", choices=("free", "individual", "enterprise"))
     keys.add_argument("--owner", help="create: whose key (watches and alerts); default: the name")
     keys.add_argument("--json", action="store_true", help="list: machine-readable output")
+    keys.add_argument(
+        "--customer", help="create: bind an Enterprise key to a customer's supplier ledgers"
+    )
     keys.set_defaults(func=cmd_keys)
     return parser
 

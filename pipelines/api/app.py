@@ -29,6 +29,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from pipelines.api import models
 from pipelines.api.snapshots import Served, SnapshotHolder
 from pipelines.serving import search as search_limits
+from pipelines.serving.ledgers import MAX_PAGE as MAX_LEDGER_PAGE
+from pipelines.serving.ledgers import LedgerNotFound, ledger_changes, ledger_page, list_ledgers
 from pipelines.serving.market import MARKETS, MAX_LIMIT, TIERS, squeeze_list, squeeze_ticker
 from pipelines.serving.market import viper as viper_result
 from pipelines.serving.network import MAX_ABNS, network
@@ -517,12 +519,21 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         since: Annotated[
             int, Query(ge=0, le=2**62, description="last alert id seen; 0 for all")
         ] = 0,
+        ledger_since: Annotated[
+            int, Query(ge=0, le=2**62, description="last ledger alert id seen; 0 for all")
+        ] = 0,
         limit: Annotated[int, Query(ge=1, le=MAX_ALERTS, description="at most this many")] = 100,
     ) -> Response:
+        from pipelines.state.ledgers import list_ledger_alerts
         from pipelines.state.watches import list_alerts
 
         key, _plan = auth
         found = list_alerts(gate.engine, key.owner, since, limit)
+        ledger_found = (
+            list_ledger_alerts(gate.engine, key.customer, since_id=ledger_since, limit=limit)
+            if key.plan == "enterprise" and key.customer
+            else []
+        )
         body = {
             "alerts": [
                 {
@@ -537,8 +548,111 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
                 for a in found
             ],
             "next_cursor": found[-1]["alert_id"] if found else since,
+            "ledger_alerts": [
+                {
+                    "alert_id": a["alert_id"],
+                    "ledger": a["ledger"],
+                    "run_id": a["run_id"],
+                    "run_date": a["run_date"].isoformat(),
+                    "supplier_ref": a["supplier_ref"],
+                    "abn": a["abn"],
+                    "kind": a["kind"],
+                    "subject": a["subject"],
+                    "before": a["before_value"],
+                    "after": a["after_value"],
+                    "created_at": _iso(a["created_at"]),
+                }
+                for a in ledger_found
+            ],
+            "next_ledger_cursor": ledger_found[-1]["alert_id"] if ledger_found else ledger_since,
         }
         return _json(body)
+
+    # ---------------------------------------------------------------- ledgers
+
+    def customer_of(auth: tuple[ApiKey, Plan]) -> str:
+        """The customer whose ledgers this key reads: an Enterprise key bound to one."""
+        key, plan = auth
+        if key.plan != "enterprise":
+            raise ApiError(
+                403,
+                f"supplier ledgers need an Enterprise key; this key is on the {plan.label} plan",
+            )
+        if not key.customer:
+            raise ApiError(403, "this key is not bound to a customer (bvs keys create --customer)")
+        return key.customer
+
+    def ledger_answer(build: Callable[[], Any]) -> Response:
+        try:
+            return _json(build())
+        except LedgerNotFound as exc:  # another customer's ledger looks the same
+            raise ApiError(404, f"no ledger {exc.args[0]!r}") from exc
+
+    ledger_name = Path(
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$", description="the ledger's name"
+    )
+
+    @app.get(
+        f"{API_PREFIX}/ledgers",
+        tags=["ledgers"],
+        summary="The key's customer's supplier ledgers and their latest runs (Enterprise)",
+        responses={200: {"model": models.LedgerList}, **errors},
+    )
+    def ledgers_of(auth: Admitted) -> Response:
+        customer = customer_of(auth)
+        return ledger_answer(lambda: list_ledgers(settings, customer))
+
+    @app.get(
+        f"{API_PREFIX}/ledgers/{{ledger}}",
+        tags=["ledgers"],
+        summary="A ledger's suppliers as its latest run verified them, filtered and paginated",
+        responses={200: {"model": models.LedgerPage}, **errors, **not_found},
+    )
+    def ledger_suppliers(
+        auth: Admitted,
+        ledger: Annotated[str, ledger_name],
+        status: Annotated[
+            str | None,
+            Query(pattern="^(verified|resolved_by_name|needs_review)$", description="resolution"),
+        ] = None,
+        risk_level: Annotated[
+            str | None, Query(pattern="^(low|medium|high|critical)$", description="risk level")
+        ] = None,
+        run: Annotated[
+            dt.date | None, Query(description="the run of this date (default: latest)")
+        ] = None,
+        limit: Annotated[
+            int, Query(ge=1, le=MAX_LEDGER_PAGE, description="suppliers a page")
+        ] = 100,
+        offset: Annotated[int, Query(ge=0, le=10_000_000, description="suppliers to skip")] = 0,
+    ) -> Response:
+        customer = customer_of(auth)
+        return ledger_answer(
+            lambda: ledger_page(
+                settings, customer, ledger, resolution=status, risk_level=risk_level,
+                run_date=run, limit=limit, offset=offset,
+            )
+        )  # fmt: skip
+
+    @app.get(
+        f"{API_PREFIX}/ledgers/{{ledger}}/changes",
+        tags=["ledgers"],
+        summary="A ledger's changes between runs since a date (CONTRACT decision 16)",
+        responses={200: {"model": models.LedgerChanges}, **errors, **not_found},
+    )
+    def ledger_changes_since(
+        auth: Admitted,
+        ledger: Annotated[str, ledger_name],
+        since: Annotated[dt.date | None, Query(description="runs on or after this date")] = None,
+        limit: Annotated[int, Query(ge=1, le=MAX_LEDGER_PAGE, description="changes a page")] = 100,
+        offset: Annotated[int, Query(ge=0, le=100_000_000, description="changes to skip")] = 0,
+    ) -> Response:
+        customer = customer_of(auth)
+        return ledger_answer(
+            lambda: ledger_changes(
+                settings, customer, ledger, since=since, limit=limit, offset=offset
+            )
+        )
 
     # ---------------------------------------------------------------- health
 

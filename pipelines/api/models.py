@@ -157,9 +157,96 @@ class Alert(Open):
     created_at: str
 
 
+class LedgerAlert(Open):
+    alert_id: int
+    ledger: str
+    run_id: str
+    run_date: str
+    supplier_ref: str | None = None
+    abn: str | None = None
+    kind: str
+    subject: str
+    before: str | None = None
+    after: str | None = None
+    created_at: str
+
+
 class AlertsResponse(Open):
     alerts: list[Alert]
     next_cursor: int = Field(description="pass as `since` to get only newer alerts")
+    ledger_alerts: list[LedgerAlert] = Field(
+        default_factory=list,
+        description="supplier-ledger alerts of the key's customer (Enterprise keys bound to one)",
+    )
+    next_ledger_cursor: int = Field(
+        default=0, description="pass as `ledger_since` to get only newer ledger alerts"
+    )
+
+
+class LedgerRun(Open):
+    run_id: str
+    run_date: str
+    suppliers: int
+    by_resolution: dict[str, int]
+    by_risk_level: dict[str, int]
+    changes: int
+    alerts: int
+    snapshot_id: str
+    snapshot_as_of: str
+
+
+class LedgerSummary(Open):
+    ledger: str
+    latest_run: LedgerRun | None
+
+
+class LedgerList(Open):
+    customer: str
+    ledgers: list[LedgerSummary]
+
+
+class LedgerSupplier(Open):
+    supplier_ref: str | None
+    abn: str | None
+    supplier_name: str | None
+    resolution: str
+    assurance_score: float | None
+    risk: dict[str, Any]
+    checks: dict[str, Any]
+
+
+class LedgerPage(Open):
+    customer: str
+    ledger: str
+    run: LedgerRun
+    total: int
+    offset: int
+    limit: int
+    next_offset: int | None
+    suppliers: list[LedgerSupplier]
+
+
+class LedgerChange(Open):
+    run_date: str
+    ledger: str
+    supplier_ref: str | None
+    abn: str | None
+    kind: str
+    subject: str | None
+    before: str | None
+    after: str | None
+    alert: bool
+
+
+class LedgerChanges(Open):
+    customer: str
+    ledger: str
+    since: str | None
+    total: int
+    offset: int
+    limit: int
+    next_offset: int | None
+    changes: list[LedgerChange]
 
 
 class Preload(Open):

@@ -8,6 +8,8 @@ import dagster as dg
 
 from pipelines.settings import Settings, get_settings, today_in_brisbane
 
+POOL = "duckdb"  # every asset that writes the warehouse: one at a time, across runs
+
 
 class BvsResource(dg.ConfigurableResource):
     """Where the data lives and which day "today" is for age and recency rules."""

@@ -27,6 +27,7 @@ from pipelines.ledgers.intake import (
 )
 from pipelines.ledgers.resolve import resolve_names
 from pipelines.ledgers.suppliers import intake_summary, names_to_resolve, supplier_rows
+from pipelines.serving.ledgers import checks_of, supplier_record, suppliers_query
 from pipelines.settings import Settings
 from pipelines.warehouse.snapshot import current_snapshot
 
@@ -115,52 +116,6 @@ def _run_on(settings: Settings, customer: str, ledger: str, run_date: dt.date | 
     return found[-1]
 
 
-def _tile(row: dict[str, Any], check: dict[str, Any]) -> dict[str, Any]:
-    check_id = check["check_id"]
-    detail = row[f"{check_id}_detail"]
-    return {
-        "status": row[f"{check_id}_status"],
-        "reason": row[f"{check_id}_reason"],
-        "detail": json.loads(detail) if detail else None,
-        "sources": json.loads(check["sources"]) if check["sources"] else [],
-        "weight": check["weight"],
-    }
-
-
-def supplier_record(row: dict[str, Any], checks: list[dict[str, Any]]) -> dict[str, Any]:
-    """One supplier of a run as ``bvs ledger show`` prints it."""
-    verified = row["abn"] is not None
-    return {
-        "supplier_ref": row["supplier_ref"],
-        "abn": row["abn"],
-        "supplier_name": row["supplier_name"],
-        "line": row["line"],
-        "ledger_row": {
-            k: row[k]
-            for k in (
-                "domain",
-                "email",
-                "phone",
-                "state",
-                "postcode",
-                "annual_spend_aud",
-                "gst_charged",
-            )
-        },
-        "resolution": row["resolution"],
-        "review_reason": row["review_reason"],
-        "candidates": json.loads(row["candidates"]) if row["candidates"] else [],
-        "entity": row["entity"],
-        "assurance_score": row["assurance_score"],
-        "risk": {
-            "score": row["risk_score"],
-            "level": row["risk_level"],
-            "flags": json.loads(row["flags"]) if verified and row["flags"] else [],
-        },
-        "checks": {c["check_id"]: _tile(row, c) for c in checks} if verified else {},
-    }
-
-
 def show(
     settings: Settings, customer: str, ledger: str | None = None, run_date: dt.date | None = None
 ) -> Iterator[str]:
@@ -172,8 +127,7 @@ def show(
             f"customer {customer} has {len(names)} ledgers ({', '.join(names)}): give --ledger"
         )
     run = _run_on(settings, customer, names[0], run_date)
-    catalogue = json.loads(run.file("checks.json").read_text())
-    checks = catalogue["checks"]
+    checks = checks_of(run)
     head = {
         "customer": customer,
         "ledger": run.ledger,
@@ -183,12 +137,18 @@ def show(
     }
     yield json.dumps(head)[:-1] + ', "suppliers": ['
     first = True
-    parquet = pq.ParquetFile(run.file("suppliers.parquet"))
-    for batch in parquet.iter_batches(batch_size=10_000):
-        for row in batch.to_pylist():
-            text = json.dumps(supplier_record(row, checks), default=str)
-            yield text if first else "," + text
-            first = False
+    con = duckdb.connect()
+    try:
+        cursor = suppliers_query(con, settings, run, checks, tail="order by s.line")
+        names = [d[0] for d in cursor.description]
+        while batch := cursor.fetchmany(5_000):
+            for values in batch:
+                record = supplier_record(dict(zip(names, values, strict=True)), checks)
+                text = json.dumps(record, default=str)
+                yield text if first else "," + text
+                first = False
+    finally:
+        con.close()
     yield "]}"
 
 
@@ -204,7 +164,9 @@ def changes(
         for run in store.runs(settings, customer, name):
             if since is not None and run.run_date < since.isoformat():
                 continue
-            table = pq.read_table(run.file("changes.parquet"))
+            table = pq.read_table(run.file("changes.parquet")).sort_by(
+                [("supplier_key", "ascending"), ("kind", "ascending"), ("subject", "ascending")]
+            )
             for row in table.to_pylist():
                 yield {
                     "run_date": run.run_date,

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pyarrow as pa
 
 from pipelines.identifiers import ABN_WEIGHTS
 
@@ -232,7 +233,7 @@ def read_ledger(path: Path) -> ParsedLedger:
     header: list[str] | None = None
     body: list[tuple[int, list[str]]] = []
     for line, record in records:
-        if not any(v.strip() for v in record):
+        if not "".join(record).strip():
             blank += 1
             continue
         if header is None:
@@ -249,21 +250,30 @@ def read_ledger(path: Path) -> ParsedLedger:
         )
     positions = {name: header.index(name) for name in COLUMNS if name in header}
     width = len(header)
-    columns: dict[str, list[Any]] = {name: [] for name in ("line", *COLUMNS, "fields")}
-    for line, record in body:
-        columns["line"].append(line)
-        # trailing empty cells beyond the header are not a fault (spreadsheets pad rows)
-        fields = len(record)
-        while fields > width and not record[fields - 1].strip():
-            fields -= 1
-        columns["fields"].append(fields)
-        for name in COLUMNS:
-            position = positions.get(name)
-            value = record[position] if position is not None and position < len(record) else ""
-            columns[name].append(value)
-    raw = pl.DataFrame(
-        columns, schema={"line": pl.Int64, **dict.fromkeys(COLUMNS, pl.String), "fields": pl.Int64}
+    # trailing empty cells beyond the header are not a fault (spreadsheets pad rows)
+    fields = []
+    for _, record in body:
+        n = len(record)
+        while n > width and not record[n - 1].strip():
+            n -= 1
+        fields.append(n)
+    columns = list(zip(*(r[:width] + [""] * (width - len(r)) for _, r in body), strict=True))
+    empty = pa.array([""] * len(body), type=pa.string())
+    raw = pl.from_arrow(
+        pa.table(
+            {
+                "line": pa.array([line for line, _ in body], type=pa.int64()),
+                **{
+                    name: pa.array(columns[positions[name]], type=pa.string())
+                    if name in positions and columns
+                    else empty
+                    for name in COLUMNS
+                },
+                "fields": pa.array(fields, type=pa.int64()),
+            }
+        )
     )
+    assert isinstance(raw, pl.DataFrame)
     rows, ignored = _validate(raw, width)
     if rows.height == 0:
         raise LedgerError(f"{path}: no supplier row (only a header, blank or totals lines)")
@@ -411,31 +421,43 @@ def _validate(raw: pl.DataFrame, width: int) -> tuple[pl.DataFrame, list[dict[st
             ]
         )
     )
-    texts = [
-        ISSUE_TEXT[kind].format(
-            abn=row["abn_given"],
-            supplier_ref=row["supplier_ref"],
-            first_line=row["first_line"] if kind == "duplicate_ref" else row["abn_first_line"],
-            first_ref=row["abn_first_ref"] or "(none)",
-            state=row["state"],
-            postcode=row["postcode"],
-            annual_spend_aud=row["annual_spend_aud"],
-            gst_charged=row["gst_charged"],
-            fields=row["fields"],
-            columns=width,
+    with_issues = frame.with_row_index("position").filter(pl.col("issues").list.len() > 0)
+    positions: list[int] = []
+    texts: list[list[str]] = []
+    for row in with_issues.select(
+        "position", "issues", "abn_given", "supplier_ref", "first_line", "abn_first_line",
+        "abn_first_ref", "state", "postcode", "annual_spend_aud", "gst_charged", "fields",
+    ).iter_rows(named=True):  # fmt: skip
+        positions.append(row["position"])
+        texts.append(
+            [
+                ISSUE_TEXT[kind].format(
+                    abn=row["abn_given"],
+                    supplier_ref=row["supplier_ref"],
+                    first_line=row["first_line"]
+                    if kind == "duplicate_ref"
+                    else row["abn_first_line"],
+                    first_ref=row["abn_first_ref"] or "(none)",
+                    state=row["state"],
+                    postcode=row["postcode"],
+                    annual_spend_aud=row["annual_spend_aud"],
+                    gst_charged=row["gst_charged"],
+                    fields=row["fields"],
+                    columns=width,
+                )
+                for kind in row["issues"]
+            ]
         )
-        for row in frame.select(
-            "issues", "abn_given", "supplier_ref", "first_line", "abn_first_line",
-            "abn_first_ref", "state", "postcode", "annual_spend_aud", "gst_charged", "fields",
-        ).iter_rows(named=True)
-        for kind in row["issues"]
-    ]  # fmt: skip
-    lengths = frame["issues"].list.len().to_list()
-    grouped: list[list[str]] = []
-    at = 0
-    for n in lengths:
-        grouped.append(texts[at : at + n])
-        at += n
+    issue_texts = pl.DataFrame(
+        {"position": positions, "issue_text": texts},
+        schema={"position": pl.UInt32, "issue_text": pl.List(pl.String)},
+    )
+    frame = (
+        frame.with_row_index("position")
+        .join(issue_texts, on="position", how="left")
+        .with_columns(pl.col("issue_text").fill_null(pl.lit([], dtype=pl.List(pl.String))))
+        .sort("position")
+    )
     rows = frame.select(
         "line",
         pl.col("supplier_ref").replace("", None),
@@ -450,7 +472,8 @@ def _validate(raw: pl.DataFrame, width: int) -> tuple[pl.DataFrame, list[dict[st
         pl.col("amount").alias("annual_spend_aud"),
         pl.col("gst").alias("gst_charged"),
         "issues",
-    ).with_columns(issue_text=pl.Series(grouped, dtype=pl.List(pl.String)))
+        "issue_text",
+    )
     return rows, ignored
 
 

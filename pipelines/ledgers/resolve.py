@@ -18,8 +18,6 @@ from typing import Any
 import duckdb
 
 from pipelines.matching import normalise_name, trigram_similarity
-from pipelines.serving.market import ServingError
-from pipelines.serving.search import search
 
 RESOLVE_THRESHOLD = 0.9  # "exactly one candidate at least 0.9 similar"
 SUGGESTION_THRESHOLD = 0.5  # closest names listed for review
@@ -54,6 +52,9 @@ def _score(key: str, name: str) -> float:
 
 def resolve_name(con: duckdb.DuckDBPyConnection, name: str) -> NameResolution:
     """Resolve one supplier name against the snapshot ``con`` is open on."""
+    from pipelines.serving.market import ServingError
+    from pipelines.serving.search import search
+
     key = normalise_name(name)
     if key is None:
         return NameResolution(name, None, 0)

@@ -19,7 +19,10 @@ nothing.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
+import os
+import secrets
 import shutil
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -31,8 +34,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipelines.ledgers import store
-from pipelines.ledgers.intake import LedgerError, ParsedLedger, check_customer_id, read_ledger
+from pipelines.ledgers import overrides, store
+from pipelines.ledgers.intake import LedgerError, ParsedLedger, check_customer_id
 from pipelines.ledgers.resolve import NameResolution, resolve_names
 from pipelines.ledgers.suppliers import RESOLUTIONS, names_to_resolve, supplier_rows
 from pipelines.settings import Settings
@@ -41,6 +44,16 @@ from pipelines.warehouse.snapshot import SnapshotInfo, current_snapshot
 
 # The serving snapshot's marts a run reads, and the column that ties a row to an ABN (None:
 # the whole table). Dagster's raw/ledger__inputs and dbt's source ledger_run list the same.
+# A mart listed in SLICE_COLUMNS is read for those columns only (scanning 20 million rows of
+# every column of `entities` costs several times more).
+SLICE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "entities": (
+        "abn", "legal_name", "entity_type_code", "is_individual", "abn_status",
+        "abn_status_from_date", "gst_status", "gst_status_from_date", "state", "postcode",
+        "acn", "asic_company_status",
+    ),
+    "entity_names": ("abn", "name", "name_normalised", "name_kind", "bn_status"),
+}  # fmt: skip
 SNAPSHOT_SLICES: dict[str, str | None] = {
     "verifications": "abn",
     "entities": "abn",
@@ -68,6 +81,7 @@ STATE_COLUMNS = pa.schema(
     ]
 )
 SUPPLIER_SCHEMA = {
+    "supplier_id": pl.Int64,  # the row's number in the run: the ledger models' join key
     "customer": pl.String,
     "ledger": pl.String,
     "run_id": pl.String,
@@ -91,6 +105,7 @@ SUPPLIER_SCHEMA = {
     "resolution": pl.String,
     "review_reason": pl.String,
     "candidates": pl.String,
+    "user_supplied": pl.String,
 }
 # The raw tables (views) a run writes, in the order Dagster lists them (keys raw/<table>).
 INPUT_TABLES = (
@@ -99,7 +114,6 @@ INPUT_TABLES = (
     *(f"ledger__snapshot_{mart}" for mart in SNAPSHOT_SLICES),
 )
 WORK_FOLDER = "_work"
-BATCH_ROWS = 50_000
 
 
 def snapshot_table(mart: str) -> str:
@@ -127,6 +141,7 @@ class RunPlan:
     runs: list[PlannedRun] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)  # ledgers whose latest run stands
     failed: dict[str, str] = field(default_factory=dict)  # ledger -> why it could not run
+    slice: str = ""  # the snapshot slice the run reads (store.slice_dir)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)
@@ -169,9 +184,11 @@ def _resolutions(
     parsed: ParsedLedger,
     previous: store.Run | None,
 ) -> dict[str, NameResolution]:
-    """Names found once stay found for that ledger file: a supplier resolved by name keeps
-    its ABN until the customer sends a new file (the run before it is read back); names
-    that could not be resolved are searched again whenever the snapshot changes."""
+    """Names are looked up once per version of a ledger file (the run before is read back):
+    a supplier resolved by name keeps its ABN until the customer sends a new file; the
+    candidates shown beside an ABN that cannot be used are kept too; a name that could not be
+    resolved is looked up again whenever a new snapshot is published (it may be registered
+    by then)."""
     names = names_to_resolve(parsed)
     if not names:
         return {}
@@ -187,18 +204,14 @@ def _resolutions(
         )
         for row in table.to_pylist():
             name = row["supplier_name"]
-            if (
-                name is None
-                or row["abn_given"] is not None
-                and row["resolution"] != "resolved_by_name"
-            ):
+            if name is None:
                 continue
             candidates = json.loads(row["candidates"]) if row["candidates"] else []
+            matches = sum(1 for c in candidates if c.get("score", 0) >= 0.9)
             if row["resolution"] == "resolved_by_name" and row["abn"]:
                 known[name] = NameResolution(name, row["abn"], 1, candidates)
-            elif same_snapshot and row["abn"] is None and row["abn_given"] is None:
-                matches = sum(1 for c in candidates if c.get("score", 0) >= 0.9)
-                known[name] = NameResolution(name, None, matches, candidates)
+            elif row["abn"] is None and (row["abn_given"] is not None or same_snapshot):
+                known.setdefault(name, NameResolution(name, None, matches, candidates))
     wanted = [name for name in names if name not in known]
     if wanted:
         con = duckdb.connect(str(snapshot.path), read_only=True)
@@ -212,12 +225,94 @@ def _resolutions(
 # ---------------------------------------------------------------------------------- inputs
 
 
+def _overrides_digest(in_force: dict[tuple[str, str], overrides.Override]) -> str:
+    """A digest of the overrides of one ledger (empty: none), part of a run's inputs: a new
+    override or a revert makes the same night's run a new run."""
+    if not in_force:
+        return ""
+    text = json.dumps(sorted((ref, f, o.value) for (ref, f), o in in_force.items()))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _with_overrides(
+    rows: pl.DataFrame, in_force: dict[tuple[str, str], overrides.Override]
+) -> tuple[pl.DataFrame, str]:
+    """The user-supplied values in place of the ledger row's (SPEC 2.2), with
+    ``user_supplied`` listing the fields replaced; and their digest."""
+    if not in_force:
+        return rows.with_columns(user_supplied=pl.lit(None, dtype=pl.String)), ""
+    values: dict[str, dict[str, str]] = {}
+    for (ref, name), override in in_force.items():
+        values.setdefault(ref, {})[name] = override.value
+    table = []
+    for ref, fields in values.items():
+        state, postcode = (
+            overrides.parse_address(fields["address"]) if "address" in fields else (None, None)
+        )
+        table.append({
+            "supplier_ref": ref,
+            "o_domain": fields.get("domain"),
+            "o_phone": fields.get("phone"),
+            "o_address": "address" in fields,
+            "o_state": state,
+            "o_postcode": postcode,
+            "user_supplied": json.dumps(sorted(fields)),
+        })  # fmt: skip
+    lookup = pl.DataFrame(
+        table,
+        schema={"supplier_ref": pl.String, "o_domain": pl.String, "o_phone": pl.String,
+                "o_address": pl.Boolean, "o_state": pl.String, "o_postcode": pl.String,
+                "user_supplied": pl.String},
+    )  # fmt: skip
+    first = ~pl.col("supplier_key").str.contains("#line")  # the row the supplier_ref names
+    joined = rows.join(lookup, on="supplier_ref", how="left").with_columns(
+        pl.when(first).then(pl.col("user_supplied")).alias("user_supplied")
+    )
+    address = first & pl.col("o_address").fill_null(False)
+    out = joined.with_columns(
+        domain=pl.when(first & pl.col("o_domain").is_not_null())
+        .then(pl.col("o_domain"))
+        .otherwise(pl.col("domain")),
+        phone=pl.when(first & pl.col("o_phone").is_not_null())
+        .then(pl.col("o_phone"))
+        .otherwise(pl.col("phone")),
+        state=pl.when(address).then(pl.col("o_state")).otherwise(pl.col("state")),
+        postcode=pl.when(address).then(pl.col("o_postcode")).otherwise(pl.col("postcode")),
+    ).drop("o_domain", "o_phone", "o_address", "o_state", "o_postcode")
+    return out, _overrides_digest(in_force)
+
+
 def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
     frame.write_parquet(path, compression="zstd")
 
 
 def _empty_states(path: Path) -> None:
     pq.write_table(STATE_COLUMNS.empty_table(), path)
+
+
+def up_to_date(settings: Settings, customer: str, run_date: dt.date) -> list[store.Run] | None:
+    """The latest runs of the customer's ledgers when every one of them already ran on
+    exactly tonight's inputs (same file, snapshot, date and overrides), else None: a run
+    would record nothing, so ``bvs ledger run`` need not start one."""
+    snapshot = current_snapshot(settings)
+    if snapshot is None or overrides.verify_trail(settings, customer):
+        return None
+    latest = []
+    for ledger in store.landed_ledgers(settings, customer):
+        run = store.latest_run(settings, customer, ledger.ledger)
+        if run is None:
+            return None
+        inputs = {
+            "snapshot_id": snapshot.snapshot_id,
+            "ledger_sha256": store.sha256_of_file(ledger.path),
+            "as_of": run_date.isoformat(),
+        }
+        if digest := _overrides_digest(overrides.for_ledger(settings, customer, ledger.ledger)):
+            inputs["overrides"] = digest
+        if run.summary.get("inputs") != inputs:
+            return None
+        latest.append(run)
+    return latest
 
 
 def prepare_run(
@@ -246,15 +341,25 @@ def prepare_run(
         landed = store.landed_ledgers(settings, customer)
     except LedgerError as exc:
         raise LedgerError(f"customer {customer}: {exc}") from exc
+    trail = overrides.verify_trail(settings, customer)
     for ledger in landed:
+        if trail:  # an override from an altered trail is never applied
+            plan.failed[ledger.ledger] = (
+                f"the override audit trail does not verify (bvs ledger audit --verify): {trail[0]}"
+            )
+            continue
         latest = store.latest_run(settings, customer, ledger.ledger)
         try:
-            parsed = read_ledger(ledger.path)
+            parsed = store.read_ledger_cached(settings, customer, ledger.ledger, ledger.path)
             inputs = {
                 "snapshot_id": snapshot.snapshot_id,
                 "ledger_sha256": parsed.sha256,
                 "as_of": run_date.isoformat(),
             }
+            if in_force := _overrides_digest(
+                overrides.for_ledger(settings, customer, ledger.ledger)
+            ):
+                inputs["overrides"] = in_force
             if latest is not None and latest.summary.get("inputs") == inputs:
                 plan.unchanged.append(ledger.ledger)
                 continue
@@ -263,7 +368,11 @@ def prepare_run(
         except LedgerError as exc:
             plan.failed[ledger.ledger] = str(exc)
             continue
-        rows = supplier_rows(parsed, resolutions).with_columns(
+        rows, _ = _with_overrides(
+            supplier_rows(parsed, resolutions),
+            overrides.for_ledger(settings, customer, ledger.ledger),
+        )
+        rows = rows.with_columns(
             customer=pl.lit(customer),
             ledger=pl.lit(ledger.ledger),
             run_id=pl.lit(run_id),
@@ -272,7 +381,9 @@ def prepare_run(
             ledger_file=pl.lit(ledger.path.name),
             ledger_sha256=pl.lit(parsed.sha256),
         )
-        frames.append(rows.select(list(SUPPLIER_SCHEMA)))
+        frames.append(  # numbered once all ledgers are read
+            rows.with_columns(supplier_id=pl.lit(0, dtype=pl.Int64)).select(list(SUPPLIER_SCHEMA))
+        )
         plan.runs.append(
             PlannedRun(
                 ledger=ledger.ledger,
@@ -292,7 +403,11 @@ def prepare_run(
             previous_states.append(latest.file("states.parquet"))
 
     suppliers = (
-        pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema=SUPPLIER_SCHEMA)
+        pl.concat(frames, how="vertical").with_columns(
+            supplier_id=pl.int_range(pl.len(), dtype=pl.Int64)
+        )
+        if frames
+        else pl.DataFrame(schema=SUPPLIER_SCHEMA)
     )
     suppliers_dir = work / "suppliers"
     suppliers_dir.mkdir()
@@ -304,7 +419,7 @@ def prepare_run(
     for i, path in enumerate(previous_states):
         shutil.copyfile(path, previous_dir / f"part-{i}.parquet")
 
-    _slice_snapshot(snapshot, suppliers_dir / "part-0.parquet", work)
+    plan.slice = str(_snapshot_slice(settings, snapshot, customer, suppliers))
 
     con.execute("create schema if not exists raw")
     con.execute("begin")
@@ -312,7 +427,7 @@ def prepare_run(
         point_view(con, SUPPLIERS_TABLE, suppliers_dir)
         point_view(con, PREVIOUS_TABLE, previous_dir)
         for mart in SNAPSHOT_SLICES:
-            point_view(con, snapshot_table(mart), work / f"snapshot_{mart}")
+            point_view(con, snapshot_table(mart), Path(plan.slice) / mart)
         con.execute("commit")
     except BaseException:
         con.execute("rollback")
@@ -321,9 +436,39 @@ def prepare_run(
     return plan
 
 
-def _slice_snapshot(snapshot: SnapshotInfo, suppliers: Path, work: Path) -> None:
-    """The snapshot's rows of the run's ABNs, one folder of Parquet per mart."""
-    con = duckdb.connect()
+def _snapshot_slice(
+    settings: Settings, snapshot: SnapshotInfo, customer: str, suppliers: pl.DataFrame
+) -> Path:
+    """The serving snapshot's rows of the run's ABNs, one folder of Parquet per mart, kept in
+    the customer's history (``slices/<snapshot id>-<ABNs digest>/``): the runs that used it
+    read their tiles' evidence from it, so a run's history stands without its snapshot.
+    Another run of the customer on the same snapshot with the same ABNs (a ledger re-run
+    after an override, the nights before the next publish) reuses it: the snapshot is not
+    read again."""
+    abns = sorted(set(suppliers["abn"].drop_nulls().to_list()))
+    digest = hashlib.sha256("\n".join(abns).encode()).hexdigest()[:16]
+    folder = store.slice_dir(settings, customer, snapshot.snapshot_id, digest)
+    if folder.is_dir():
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = folder.parent / f".tmp-{secrets.token_hex(4)}"
+    tmp.mkdir()
+    try:
+        _write_slice(settings, snapshot, abns, tmp)
+        os.rename(tmp, folder)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return folder
+
+
+def _write_slice(settings: Settings, snapshot: SnapshotInfo, abns: list[str], folder: Path) -> None:
+    con = duckdb.connect(
+        config={
+            "memory_limit": settings.duckdb_memory_limit,
+            "max_temp_directory_size": settings.duckdb_temp_limit,
+        }
+    )
     try:
         con.execute("attach ? as snap (read_only)", [str(snapshot.path)])
         present = {
@@ -339,55 +484,61 @@ def _slice_snapshot(snapshot: SnapshotInfo, suppliers: Path, work: Path) -> None
                 f"the serving snapshot {snapshot.snapshot_id} has no {', '.join(missing)}:"
                 " it was published by an older version; run `bvs run` to publish a new one"
             )
-        con.execute(
-            "create temp table run_abns as select distinct abn from read_parquet(?)"
-            " where abn is not null",
-            [str(suppliers)],
-        )
+        con.register("abn_list", pa.table({"abn": pa.array(abns, type=pa.string())}))
+        con.execute("create temp table run_abns as select abn from abn_list")
+        con.unregister("abn_list")
         for mart, key in SNAPSHOT_SLICES.items():
-            folder = work / f"snapshot_{mart}"
-            folder.mkdir()
-            target = str(folder / "part-0.parquet").replace("'", "''")
-            # mart and key come from SNAPSHOT_SLICES, never from input
+            (folder / mart).mkdir()
+            target = str(folder / mart / "part-0.parquet").replace("'", "''")
+            # mart, key and columns come from the declarations above, never from input
             where = f" where {key} in (select abn from run_abns)" if key else ""
+            columns = ", ".join(SLICE_COLUMNS.get(mart, ("*",)))
             con.execute(
-                f"copy (select * from snap.marts.{mart}{where}) to '{target}'"
+                f"copy (select {columns} from snap.marts.{mart}{where}) to '{target}'"
                 " (format parquet, compression zstd)"
             )
     finally:
         con.close()
 
 
-# ---------------------------------------------------------------------------------- commit
-
-
-# The order each history file is written in (fixed column names).
-_ORDER = {
-    "ledger_verifications": "line",
-    "ledger_supplier_states": "supplier_key, kind, subject",
-    "ledger_changes": "supplier_key, kind, subject",
+# The history files of a run and the table each comes from (fixed names). Readers order
+# rows themselves (suppliers by line), so the files are written in no particular order:
+# DuckDB then writes with both cores.
+_EXPORTS = {
+    "suppliers.parquet": "ledger_verifications",
+    "states.parquet": "ledger_supplier_states",
+    "changes.parquet": "ledger_changes",
 }
 
 
-def _copy_rows(
-    con: duckdb.DuckDBPyConnection, table: str, customer: str, ledger: str, path: Path
-) -> int:
-    """One ledger's rows of a ``ledgers`` table to Parquet, streamed in batches."""
+def _export(con: duckdb.DuckDBPyConnection, work: Path, ledgers: list[str]) -> Path:
+    """Each ledger's rows of the run's tables, one Parquet file per (ledger, table) under
+    ``work/export/<ledger>/``, straight from DuckDB (the rows never pass through Python).
+    One file per ledger and table: a partitioned write of all ledgers at once was three
+    times slower."""
+    folder = work / "export"
+    shutil.rmtree(folder, ignore_errors=True)
     cursor = con.cursor()
     try:
-        reader = cursor.sql(
-            f"select * from ledgers.{table} where customer = $customer and ledger = $ledger"
-            f" order by {_ORDER[table]}",
-            params={"customer": customer, "ledger": ledger},  # table: a fixed name
-        ).to_arrow_reader(BATCH_ROWS)
-        rows = 0
-        with pq.ParquetWriter(path, reader.schema, compression="zstd") as writer:
-            for batch in reader:
-                writer.write_batch(batch)
-                rows += batch.num_rows
-        return rows
+        cursor.execute("set preserve_insertion_order = false")
+        for ledger in ledgers:
+            (folder / ledger).mkdir(parents=True)
+            for name, table in _EXPORTS.items():
+                target = str(folder / ledger / name).replace("'", "''")
+                cursor.execute(
+                    f"copy (select * from ledgers.{table} where ledger = ?) to '{target}'"
+                    " (format parquet, compression zstd)",  # table: a fixed name
+                    [ledger],
+                )
     finally:
         cursor.close()
+    return folder
+
+
+def _take(folder: Path, name: str, ledger: str, target: Path) -> int:
+    """Move one ledger's exported file into a run folder; returns its rows."""
+    os.replace(folder / ledger / name, target)
+    return int(pq.ParquetFile(target).metadata.num_rows)
 
 
 def _grouped(
@@ -424,6 +575,7 @@ def commit_runs(
         ).fetchall()
     ]
     recorded: list[store.Run] = []
+    exported = _export(con, work_dir(settings, plan.customer), [r.ledger for r in plan.runs])
     for planned in plan.runs:
         done = {r.run_id: r for r in store.runs(settings, plan.customer, planned.ledger)}
         if planned.run_id in done:  # committed by an earlier attempt of this step
@@ -431,23 +583,8 @@ def commit_runs(
             continue
 
         def write(folder: Path, planned: PlannedRun = planned) -> dict[str, Any]:
-            suppliers = _copy_rows(
-                con,
-                "ledger_verifications",
-                plan.customer,
-                planned.ledger,
-                folder / "suppliers.parquet",
-            )
-            _copy_rows(
-                con,
-                "ledger_supplier_states",
-                plan.customer,
-                planned.ledger,
-                folder / "states.parquet",
-            )
-            changes = _copy_rows(
-                con, "ledger_changes", plan.customer, planned.ledger, folder / "changes.parquet"
-            )
+            rows = {name: _take(exported, name, planned.ledger, folder / name) for name in _EXPORTS}
+            suppliers, changes = rows["suppliers.parquet"], rows["changes.parquet"]
             (folder / "checks.json").write_text(
                 json.dumps({"checks": checks, "flags": flag_catalogue}, indent=1, default=str)
             )
@@ -472,6 +609,10 @@ def commit_runs(
                 "alerts": int(alerts[0]) if alerts else 0,
                 "inputs": planned.inputs,
                 "snapshot": {"snapshot_id": plan.snapshot_id, "as_of": plan.snapshot_as_of},
+                # the snapshot's rows the run read: its register tiles' evidence
+                "slice": Path(plan.slice)
+                .relative_to(settings.ledgers_dir / plan.customer)
+                .as_posix(),
                 "ledger_file": Path(planned.ledger_file).name,
                 "intake": planned.intake,
                 "recorded_at": dt.datetime.now(dt.UTC).isoformat(),

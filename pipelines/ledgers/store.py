@@ -9,11 +9,14 @@ snapshot of the night it ran, and the snapshot rotates), so it lives in its own 
 ``settings.ledgers_dir`` (``BVS_LEDGER_DIR``, default ``<data_dir>/ledgers``), outside the
 warehouse and the serving snapshots::
 
+    <ledgers_dir>/<customer>/_slices/<snapshot id>-<digest>/   the serving snapshot's rows
+                                     of the customer's ABNs a run read (its tiles' evidence)
     <ledgers_dir>/<customer>/<ledger>/
         files/<sha256>.csv|.xlsx     every ledger file a run read, once
         runs/<run_date>.<nn>/        one committed run, never written again:
             run.json                 its summary and inputs (snapshot, file, as-of date)
-            suppliers.parquet        one row per supplier: resolution, tiles, score, flags
+            suppliers.parquet        one row per supplier: resolution, tile statuses and rules,
+                                     the ledger rows' evidence, score, flags
             states.parquet           one row per fact compared between runs (tile, flag, ...)
             changes.parquet          the changes since the previous run (decision 16)
             checks.json              the check catalogue of its snapshot (weights, sources)
@@ -42,6 +45,8 @@ from pipelines.ledgers.intake import (
     EXTENSIONS,
     LEDGER_NAME,
     LedgerError,
+    ParsedLedger,
+    read_ledger,
 )
 from pipelines.settings import Settings
 
@@ -77,6 +82,11 @@ class Run:
 
 def landing_root(settings: Settings) -> Path:
     return settings.landing_dir / LANDING_FOLDER
+
+
+def slice_dir(settings: Settings, customer: str, snapshot_id: str, digest: str) -> Path:
+    """The rows of one serving snapshot a customer's runs read (``pipelines.ledgers.run``)."""
+    return settings.ledgers_dir / customer / "_slices" / f"{snapshot_id}-{digest}"
 
 
 def customer_landing(settings: Settings, customer: str) -> Path:
@@ -229,6 +239,62 @@ def remove_partial_runs(settings: Settings, customer: str, ledger: str) -> list[
                 shutil.rmtree(path, ignore_errors=True)
                 removed.append(path)
     return removed
+
+
+def sha256_of_file(path: Path) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# Bump when pipelines/ledgers/intake.py reads a file differently: cached reads are redone.
+PARSER_VERSION = 1
+
+
+def read_ledger_cached(settings: Settings, customer: str, ledger: str, path: Path) -> ParsedLedger:
+    """``read_ledger``, once per file content: a nightly run of an unchanged ledger reads the
+    rows it parsed the first time (``files/<sha256>.v<n>.parquet`` and ``.json``) instead of
+    parsing the spreadsheet again."""
+    import hashlib
+
+    import polars as pl
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise LedgerError(f"{path}: cannot be read ({exc.strerror})") from exc
+    sha = hashlib.sha256(data).hexdigest()
+    folder = ledger_root(settings, customer, ledger) / "files"
+    rows_file = folder / f"{sha}.v{PARSER_VERSION}.parquet"
+    meta_file = folder / f"{sha}.v{PARSER_VERSION}.json"
+    if rows_file.exists() and meta_file.exists():
+        meta = json.loads(meta_file.read_text())
+        return ParsedLedger(
+            path=path, sha256=sha, encoding=meta["encoding"], rows=pl.read_parquet(rows_file),
+            ignored=meta["ignored"], blank_lines=meta["blank_lines"],
+            columns_found=meta["columns_found"],
+        )  # fmt: skip
+    parsed = read_ledger(path)
+    if parsed.sha256 == sha:  # the file did not change while it was read
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f"{_TMP_PREFIX}{secrets.token_hex(4)}"
+        parsed.rows.write_parquet(tmp, compression="zstd")
+        os.replace(tmp, rows_file)
+        meta_file.write_text(
+            json.dumps(
+                {
+                    "encoding": parsed.encoding,
+                    "ignored": parsed.ignored,
+                    "blank_lines": parsed.blank_lines,
+                    "columns_found": parsed.columns_found,
+                }
+            )
+        )
+    return parsed
 
 
 def archive_file(settings: Settings, customer: str, ledger: str, path: Path, sha256: str) -> Path:

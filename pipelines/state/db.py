@@ -57,7 +57,25 @@ def create_state_engine(settings: Settings) -> sa.Engine:
     from pipelines.state import keys, ledgers, limits, watches  # noqa: F401
 
     metadata.create_all(engine)
+    _add_missing_columns(engine)
     return engine
+
+
+def _add_missing_columns(engine: sa.Engine) -> None:
+    """Columns added to a table after a deployment created it (create_all adds tables, not
+    columns): added empty, so an older state database keeps working."""
+    inspector = sa.inspect(engine)
+    for table in metadata.sorted_tables:
+        if not inspector.has_table(table.name):
+            continue
+        present = {c["name"] for c in inspector.get_columns(table.name)}
+        for column in table.columns:
+            if column.name not in present and column.nullable:
+                kind = column.type.compile(dialect=engine.dialect)
+                with engine.begin() as conn:  # names come from the declared tables
+                    conn.exec_driver_sql(
+                        f'alter table {table.name} add column "{column.name}" {kind}'
+                    )
 
 
 def sqlite_engine(url: sa.URL | Path, *, synchronous: str = "normal") -> sa.Engine:

@@ -24,6 +24,7 @@ from pipelines.state.db import DriverSession, metadata, run
 
 PREFIX = "bvs_"
 PLAN_NAMES = ("free", "individual", "enterprise")
+_CUSTOMER = re.compile(r"^[a-z0-9-]{1,64}$")  # CONTRACT.md, Ledgers
 _KEY_PATTERN = re.compile(r"^bvs_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$")
 # compared against when the key id is unknown, so an unknown id costs what a known one does
 _DUMMY_HASH = hashlib.sha256(b"no such key").hexdigest()
@@ -38,6 +39,9 @@ api_keys = sa.Table(
     sa.Column("secret_sha256", sa.String(64), nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("revoked_at", sa.DateTime(timezone=True)),
+    # An Enterprise key may be bound to a customer: it then reads that customer's supplier
+    # ledgers (/api/robot/ledgers), and only theirs.
+    sa.Column("customer", sa.String(64)),
 )
 
 
@@ -53,6 +57,7 @@ class ApiKey:
     plan: str
     created_at: dt.datetime
     revoked_at: dt.datetime | None
+    customer: str | None = None
 
 
 def _hash(secret: str) -> str:
@@ -71,6 +76,7 @@ def create_key(
     plan: str,
     *,
     owner: str | None = None,
+    customer: str | None = None,
     now: dt.datetime | None = None,
 ) -> tuple[str, ApiKey]:
     """A new key: returns the full key (shown once, never stored) and its record."""
@@ -79,6 +85,13 @@ def create_key(
         raise ApiKeyError("a key needs a name")
     if plan not in PLAN_NAMES:
         raise ApiKeyError(f"unknown plan {plan!r}; one of {', '.join(PLAN_NAMES)}")
+    if customer is not None:
+        if plan != "enterprise":
+            raise ApiKeyError("only an Enterprise key can be bound to a customer's ledgers")
+        if not _CUSTOMER.match(customer):
+            raise ApiKeyError(
+                f"customer id {customer!r}: lower-case letters, digits and '-', at most 64"
+            )
     key_id = secrets.token_hex(6)
     secret = secrets.token_urlsafe(32)
     record = ApiKey(
@@ -88,6 +101,7 @@ def create_key(
         plan=plan,
         created_at=now or dt.datetime.now(dt.UTC),
         revoked_at=None,
+        customer=customer,
     )
     with engine.begin() as conn:
         conn.execute(
@@ -98,6 +112,7 @@ def create_key(
                 plan=record.plan,
                 secret_sha256=_hash(secret),
                 created_at=record.created_at,
+                customer=record.customer,
             )
         )
     return f"{PREFIX}{key_id}_{secret}", record
@@ -111,6 +126,7 @@ def _record(row: Any) -> ApiKey:
         plan=row.plan,
         created_at=_aware(row.created_at),
         revoked_at=None if row.revoked_at is None else _aware(row.revoked_at),
+        customer=row.customer,
     )
 
 
@@ -130,11 +146,12 @@ class _Row(NamedTuple):
     secret_sha256: str
     created_at: dt.datetime | str
     revoked_at: dt.datetime | str | None
+    customer: str | None
 
 
 # Built once (compiled once per dialect): it runs on every request.
 _BY_ID = sa.text(
-    "select key_id, name, owner, plan, secret_sha256, created_at, revoked_at"
+    "select key_id, name, owner, plan, secret_sha256, created_at, revoked_at, customer"
     " from api_keys where key_id = :key_id"
 ).columns(*api_keys.c)
 

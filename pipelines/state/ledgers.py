@@ -46,6 +46,17 @@ ledger_alerts = sa.Table(
     sa.Index("ledger_alerts_by_customer", "customer", "alert_id"),
 )
 
+# The last entry of each customer's override audit trail (pipelines/ledgers/overrides.py):
+# kept apart from the trail, so entries cut off its end show.
+audit_heads = sa.Table(
+    "ledger_audit_heads",
+    metadata,
+    sa.Column("customer", sa.String(64), primary_key=True),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("hash", sa.String(64), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+)
+
 _BATCH = 5_000
 
 

@@ -7,8 +7,8 @@
    officeholders, register matches) replicated from the base with new valid ABNs, the check
    and flag catalogues as they are, and the ``CURRENT`` pointer.
 3. Ledgers of ``--suppliers`` rows, ABNs drawn from the snapshot without repeats within a
-   ledger (2 % of them typed with a wrong check digit), names as registered with a share misspelt or
-   replaced by a trading name, states and postcodes, spends and GST flags: one customer with
+   ledger (2 % of them valid ABNs the register does not hold: their ABN status FAILs), names
+   as registered (5 % with a word added), states and postcodes, spends and GST flags: one customer with
    one ledger, one with ``--ledgers`` ledgers.
 4. A warm dbt (``bvs dbt-server``, as ``make dev`` starts), then for each customer a first
    ``bvs ledger run`` and ``--repeat`` nightly re-runs on the following days (each compared
@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
@@ -117,7 +118,7 @@ def big_snapshot(base: Path, abns: int) -> Path:
         select = ", ".join("m.abn as abn" if c == "abn" else f"t.{c}" for c in columns)
         con.execute(
             f"create table marts.{table} as select {select} from base.marts.{table} t"
-            " join abn_map m on t.abn = m.base_abn order by m.abn"
+            " join abn_map m on t.abn = m.base_abn"
         )
         counts[f"marts.{table}"] = con.execute(f"select count(*) from marts.{table}").fetchone()[0]
     for table in AS_IS:
@@ -161,8 +162,8 @@ def write_ledgers(data: Path, customer: str, ledgers: int, suppliers: int, seed:
     try:
         total = con.execute("select count(*) from marts.entities").fetchone()[0]
         for i in range(ledgers):
-            con.execute(f"select setseed({(seed * 1000 + i) / 1e6})")
-            frame = con.execute(
+            con.execute(f"select setseed({(seed * 1000 + i) / 1e6})").fetchall()
+            frame = con.sql(
                 f"""
                 with picked as (
                     select * from marts.entities using sample {suppliers} rows (reservoir, {seed * 100 + i})
@@ -173,7 +174,7 @@ def write_ledgers(data: Path, customer: str, ledgers: int, suppliers: int, seed:
                 select
                     'S' || lpad(cast(n as varchar), 7, '0') as supplier_ref,
                     case
-                        when u < 0.02 then '99' || substr(abn, 3)   -- mistyped: needs review
+                        when u < 0.02 then {_abn_sql("900000000 + n")}  -- a valid ABN the register does not hold
                         when u < 0.32 then substr(abn, 1, 2) || ' ' || substr(abn, 3, 3) || ' ' || substr(abn, 6, 3) || ' ' || substr(abn, 9)
                         else abn
                     end as abn,
@@ -226,10 +227,8 @@ class TreeSampler:
             stack.extend(tree.get(pid, []))
             if pid == os.getpid():
                 continue
-            try:
+            with contextlib.suppress(OSError):
                 total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
-            except OSError:
-                pass
         return total
 
     def _run(self) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -217,3 +218,289 @@ def test_import_lands_a_new_file_and_keeps_the_old(ledgers: dict[str, Any], tmp_
     assert not landed.exists()  # the same ledger sent as .csv replaces the .xlsx ...
     kept = list((landed.parent / "replaced").iterdir())
     assert [p.read_bytes() for p in kept] == [original]  # ... which is kept
+
+
+# ------------------------------------------------------------- overrides, audit, reports, API
+# (issue: overrides with an audit trail, monthly reports, the per-customer API). These run
+# after the ledgers' later night above, on the same copy of the world.
+
+
+def _later(ledgers: dict[str, Any]) -> str:
+    case = next(
+        c
+        for c in ledgers["planted"]["ledgers"]["cases"]
+        if c["id"] == "ledger/changes/ages-into-pass"
+    )
+    return (dt.date.fromisoformat(AS_OF) + dt.timedelta(days=case["later"]["days"])).isoformat()
+
+
+def _case(ledgers: dict[str, Any], case_id: str) -> dict[str, Any]:
+    return next(c for c in ledgers["planted"]["ledgers"]["cases"] if c["id"] == case_id)
+
+
+def _run_of_later_night(ledgers: dict[str, Any]) -> dict[str, Any]:
+    summaries = ledger_run(ledgers["env"], _later(ledgers), "--customer", "harbour-health")
+    assert [s["recorded"] for s in summaries] == [True]
+    return summaries[0]
+
+
+def test_an_override_is_used_from_the_next_run_badged_and_reverted(ledgers: dict[str, Any]) -> None:
+    env = ledgers["env"]
+    case = _case(ledgers, "ledger/address/other-state")  # the row says NSW, the register QLD 4217
+    base = [
+        "--customer",
+        "harbour-health",
+        "--ledger",
+        "suppliers",
+        "--supplier",
+        case["supplier_ref"],
+    ]
+
+    def supplier() -> dict[str, Any]:
+        shown = show(env, "harbour-health")
+        return next(s for s in shown["suppliers"] if s["supplier_ref"] == case["supplier_ref"])
+
+    assert supplier()["checks"]["address"]["status"] == "FAIL"
+    done = bvs(["ledger", "override", *base, "--field", "address", "--value", "12 Main St, Southport QLD 4217",
+                "--reason", "confirmed with the supplier", "--by", "alice"], env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    entry = json.loads(done.stdout)
+    assert (entry["old"], entry["new"], entry["by"], entry["field"]) == (
+        "NSW 2000",
+        "QLD 4217",
+        "alice",
+        "address",
+    )
+    assert supplier()["checks"]["address"]["status"] == "FAIL"  # from the next run on
+
+    run = _run_of_later_night(ledgers)
+    overridden = supplier()
+    tile = overridden["checks"]["address"]
+    assert tile["status"] == "PASS" and tile["detail"]["user_supplied"] is True
+    assert (tile["detail"]["ledger_state"], tile["detail"]["ledger_postcode"]) == ("QLD", "4217")
+    assert overridden["user_supplied"] == ["address"]
+    mine = [
+        c
+        for c in changes(env, "harbour-health", "--since", _later(ledgers))
+        if c["run_id"] == run["run_id"]
+    ]
+    assert [
+        (c["supplier_ref"], c["kind"], c["subject"], c["before"], c["after"]) for c in mine
+    ] == [(case["supplier_ref"], "tile", "address", "FAIL", "PASS")]
+
+    reverted = bvs(["ledger", "revert", *base, "--field", "address", "--by", "bob"], env)
+    assert reverted.returncode == 0, reverted.stderr
+    assert json.loads(reverted.stdout)["new"] == "NSW 2000"
+    _run_of_later_night(ledgers)
+    back = supplier()
+    assert back["checks"]["address"]["status"] == "FAIL" and back["user_supplied"] == []
+    assert (
+        "user_supplied" not in back["checks"]["address"]["detail"]
+        or not back["checks"]["address"]["detail"]["user_supplied"]
+    )
+
+    trail = [
+        json.loads(line)
+        for line in bvs(
+            ["ledger", "audit", "--customer", "harbour-health"], env
+        ).stdout.splitlines()
+    ]
+    assert [(t["action"], t["by"], t["field"], t["old"], t["new"]) for t in trail] == [
+        ("override", "alice", "address", "NSW 2000", "QLD 4217"),
+        ("revert", "bob", "address", "QLD 4217", "NSW 2000"),
+    ]
+    assert all(t["reason"] and t["at"] for t in trail)
+    verified = bvs(["ledger", "audit", "--customer", "harbour-health", "--verify"], env)
+    assert verified.returncode == 0 and json.loads(verified.stdout)["verified"] is True
+
+
+def test_a_tampered_audit_trail_is_detected(ledgers: dict[str, Any]) -> None:
+    env = ledgers["env"]
+    trail = ledgers["data"] / "ledgers" / "harbour-health" / "audit.jsonl"
+    original = trail.read_text()
+    assert original.count("\n") >= 2
+
+    def verify() -> subprocess.CompletedProcess[str]:
+        return bvs(["ledger", "audit", "--customer", "harbour-health", "--verify"], env)
+
+    lines = original.splitlines()
+    edited = json.loads(lines[0])
+    edited["new"] = "VIC 3000"  # rewrite who said what
+    try:
+        trail.write_text("\n".join([json.dumps(edited, sort_keys=True), *lines[1:]]) + "\n")
+        result = verify()
+        assert result.returncode == 1 and "entry 1 was altered" in result.stdout
+        refused = bvs(["ledger", "override", "--customer", "harbour-health", "--ledger", "suppliers",
+                       "--supplier", "HH-P016", "--field", "phone", "--value", "07 5555 0000",
+                       "--reason", "x"], env)  # fmt: skip
+        assert refused.returncode == 2 and "does not verify" in refused.stderr
+        trail.write_text(lines[0] + "\n")  # the last entry cut off
+        result = verify()
+        assert result.returncode == 1 and "cut off the end" in result.stdout
+    finally:
+        trail.write_text(original)
+    assert verify().returncode == 0
+
+
+def test_the_monthly_report_as_csv_reads_back_with_every_tile(
+    ledgers: dict[str, Any], tmp_path: Path
+) -> None:
+    import csv
+
+    out = tmp_path / "report.csv"
+    result = bvs(["ledger", "report", "--customer", "harbour-health", "--month", AS_OF[:7],
+                  "--format", "csv", "--out", str(out)], ledgers["env"])  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    with out.open(encoding="utf-8-sig", newline="") as f:
+        rows = list(csv.DictReader(f))
+    shown = show(ledgers["env"], "harbour-health")  # the month's last run
+    assert len(rows) == len(shown["suppliers"])
+    check_ids = list(next(s for s in shown["suppliers"] if s["checks"])["checks"])
+    assert len(check_ids) == 36
+    by_line = {int(r["line"]): r for r in rows}
+    for supplier in shown["suppliers"][:60]:
+        row = by_line[supplier["line"]]
+        assert row["supplier_ref"] == (supplier["supplier_ref"] or "")
+        assert row["resolution"] == supplier["resolution"]
+        for check_id in check_ids:
+            expected = supplier["checks"][check_id]["status"] if supplier["checks"] else ""
+            assert row[f"{check_id}_status"] == expected
+    case = _case(ledgers, "ledger/changes/ages-into-pass")
+    assert int(by_line[case["line"]]["changes_in_month"]) >= 2
+
+
+def test_the_monthly_report_as_pdf_for_a_finance_person(
+    ledgers: dict[str, Any], tmp_path: Path
+) -> None:
+    import pypdfium2 as pdfium
+
+    out = tmp_path / "report.pdf"
+    result = bvs(["ledger", "report", "--customer", "harbour-health", "--month", AS_OF[:7],
+                  "--format", "pdf", "--out", str(out)], ledgers["env"])  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    pdf = pdfium.PdfDocument(str(out))
+    pages = []
+    for i in range(len(pdf)):
+        page = pdf[i]
+        image = page.render(scale=1).to_pil().convert("L")
+        assert image.getextrema()[0] < 100  # something is drawn on every page
+        pages.append(page.get_textpage().get_text_range())
+    assert json.loads(result.stdout)["pages"] == len(pages) >= 3
+    summary = pages[0]
+    for heading in ("Supplier ledger report: harbour-health", "Suppliers by risk level",
+                    "Changes since last month", "Suppliers that need action first"):  # fmt: skip
+        assert heading in summary, heading
+    failing = _case(ledgers, "ledger/abn_status/similarity-below-0.5")
+    shown = show(ledgers["env"], "harbour-health")
+    entity = next(s for s in shown["suppliers"] if s["supplier_ref"] == failing["supplier_ref"])[
+        "entity"
+    ]
+    text = "\n".join(pages)
+    assert "Suppliers that need attention" in text
+    assert failing["supplier_ref"] in text and entity in text.replace("\r", "").replace("\n", " ")
+    assert "Appendix: all suppliers" in text
+    assert all("not legal advice" in page for page in pages)  # the notice on every page
+
+
+@pytest.fixture(scope="module")
+def ledger_api(ledgers: dict[str, Any]) -> Any:
+    from pipelines.settings import get_settings
+    from pipelines.state.db import state_store
+    from pipelines.state.keys import create_key
+    from tests.e2e.api_server import Clock, serve
+
+    settings = get_settings(
+        data_dir=ledgers["data"], warehouse_path=ledgers["data"] / "warehouse.duckdb"
+    )
+    with state_store(settings) as engine:
+        keys = {
+            "harbour": create_key(engine, "harbour", "enterprise", customer="harbour-health")[0],
+            "council": create_key(engine, "council", "enterprise", customer="coastal-council")[0],
+            "unbound": create_key(engine, "unbound", "enterprise")[0],
+            "individual": create_key(engine, "person", "individual")[0],
+        }
+    for api in serve(settings, Clock(dt.datetime(2026, 11, 26, 1, tzinfo=dt.UTC))):
+        yield api, keys
+
+
+def test_api_lists_only_the_keys_customers_ledgers(ledger_api: Any) -> None:
+    api, keys = ledger_api
+    mine = api.get("/api/robot/ledgers", keys["harbour"])
+    assert mine.status_code == 200 and "X-RateLimit-Remaining" in mine.headers
+    body = mine.json()
+    assert body["customer"] == "harbour-health"
+    assert [x["ledger"] for x in body["ledgers"]] == ["suppliers"]
+    assert body["ledgers"][0]["latest_run"]["suppliers"] > 1000
+    theirs = api.get("/api/robot/ledgers", keys["council"]).json()
+    assert [x["ledger"] for x in theirs["ledgers"]] == ["vendors"]
+
+
+def test_api_another_customers_ledger_is_404_and_other_keys_403(ledger_api: Any) -> None:
+    api, keys = ledger_api
+    for path in (
+        "/api/robot/ledgers/vendors",
+        "/api/robot/ledgers/vendors/changes",
+        "/api/robot/ledgers/nope",
+    ):
+        answer = api.get(path, keys["harbour"])
+        assert answer.status_code == 404 and set(answer.json()) == {"message"}
+    assert api.get("/api/robot/ledgers/vendors", keys["council"]).status_code == 200
+    for key in ("individual", "unbound"):
+        answer = api.get("/api/robot/ledgers", keys[key])
+        assert answer.status_code == 403 and set(answer.json()) == {"message"}
+    assert api.get("/api/robot/ledgers").status_code == 401
+    assert api.get("/api/robot/ledgers/suppliers", keys["harbour"], limit=0).status_code == 400
+
+
+def test_api_ledger_suppliers_filter_and_page(ledger_api: Any, ledgers: dict[str, Any]) -> None:
+    api, keys = ledger_api
+    shown = show(ledgers["env"], "harbour-health")
+    review = [s["supplier_ref"] for s in shown["suppliers"] if s["resolution"] == "needs_review"]
+    first = api.get(
+        "/api/robot/ledgers/suppliers", keys["harbour"], status="needs_review", limit=4
+    ).json()
+    assert first["total"] == len(review) and first["next_offset"] == 4
+    second = api.get(
+        "/api/robot/ledgers/suppliers", keys["harbour"], status="needs_review", limit=4, offset=4
+    ).json()
+    assert [s["supplier_ref"] for s in first["suppliers"] + second["suppliers"]] == review[:8]
+    high = api.get(
+        "/api/robot/ledgers/suppliers", keys["harbour"], risk_level="high", limit=500
+    ).json()
+    assert high["suppliers"] and {s["risk"]["level"] for s in high["suppliers"]} == {"high"}
+    assert high["total"] == sum(1 for s in shown["suppliers"] if s["risk"]["level"] == "high")
+    one = high["suppliers"][0]
+    assert len(one["checks"]) == 36 and {"status", "detail", "sources", "weight"} <= set(
+        one["checks"]["gst"]
+    )
+
+
+def test_api_ledger_changes_since_and_ledger_alerts(
+    ledger_api: Any, ledgers: dict[str, Any]
+) -> None:
+    api, keys = ledger_api
+    later = _later(ledgers)
+    since = api.get(
+        "/api/robot/ledgers/suppliers/changes", keys["harbour"], since=later, limit=500
+    ).json()
+    cli = changes(ledgers["env"], "harbour-health", "--since", later)
+    assert since["total"] == len(cli)
+    assert {(c["supplier_ref"], c["kind"], c["subject"], c["after"]) for c in since["changes"]} == {
+        (c["supplier_ref"], c["kind"], c["subject"], c["after"]) for c in cli
+    }
+    alerts = api.get("/api/robot/alerts", keys["harbour"]).json()
+    assert "ledger_alerts" in alerts and "next_ledger_cursor" in alerts
+    assert all(a["ledger"] == "suppliers" for a in alerts["ledger_alerts"])
+    # the revert made the address FAIL again: a change for the worse, an alert
+    reverted = _case(ledgers, "ledger/address/other-state")["supplier_ref"]
+    assert any(
+        (a["supplier_ref"], a["kind"], a["subject"], a["after"])
+        == (reverted, "tile", "address", "FAIL")
+        for a in alerts["ledger_alerts"]
+    )
+    newer = api.get(
+        "/api/robot/alerts", keys["harbour"], ledger_since=alerts["next_ledger_cursor"]
+    ).json()
+    assert newer["ledger_alerts"] == []
+    none = api.get("/api/robot/alerts", keys["individual"]).json()
+    assert none["ledger_alerts"] == []

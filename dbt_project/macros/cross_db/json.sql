@@ -54,3 +54,28 @@
 {% macro postgres__json_array_agg(expr, order_by) -%}
     '[' || string_agg({{ expr }}, ','{% if order_by %} order by {{ order_by }}{% endif %}) || ']'
 {%- endmacro %}
+
+{#
+    The text of one top-level member of a JSON object held as text, e.g. the status of one
+    tile in a supplier's recorded state:
+
+        {{ bvs.json_text('value', 'tile_abn_status') }}
+
+    `key` is a fixed name (letters, digits, '_'); a missing member or JSON null is null.
+#}
+{% macro json_text(expr, key) -%}
+    {{ return(adapter.dispatch('json_text', 'bvs')(expr, key)) }}
+{%- endmacro %}
+
+{# Trino, Spark #}
+{% macro default__json_text(expr, key) -%}
+    json_extract_scalar({{ expr }}, '$.{{ key }}')
+{%- endmacro %}
+
+{% macro duckdb__json_text(expr, key) -%}
+    json_extract_string({{ expr }}, '$.{{ key }}')
+{%- endmacro %}
+
+{% macro postgres__json_text(expr, key) -%}
+    (cast({{ expr }} as json) ->> '{{ key }}')
+{%- endmacro %}

@@ -33,3 +33,15 @@
         'customer_reviews': 'needs live review-platform lookups, not run by the warehouse',
     }) }}
 {%- endmacro %}
+
+{#
+    The risk flag ids of CONTRACT.md (SPEC 2.4), in its order. The seed `flag_definitions`
+    holds the same ids with severities (mart `flags`, published with every snapshot).
+#}
+{% macro flag_ids() -%}
+    {{ return([
+        'PHOENIX_PATTERN', 'ADVERSE_ACTIVE', 'FINANCIAL_ADVISER_BANNED', 'LIQUIDATOR_LINKED',
+        'LICENCE_MISMATCH', 'WARN_CLUSTER', 'LICENCE_SUSPENDED_ACTIVE', 'ADVERSE_PATTERN',
+        'COMPLIANCE_DUAL_FAILURE'
+    ]) }}
+{%- endmacro %}

@@ -92,3 +92,11 @@
         ("true", "State and postcode match, company status not current => WARN (decided)"),
     ]) }}
 {%- endmacro %}
+
+{#
+    Whether the user supplied the ledger row's value of `field` (domain, address, phone: SPEC
+    2.2): the suppliers' `user_supplied` is a JSON array of field names.
+#}
+{% macro is_user_supplied(field, relation='suppliers') -%}
+    coalesce({{ relation }}.user_supplied like '%"{{ field }}"%', false)
+{%- endmacro %}

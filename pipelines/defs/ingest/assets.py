@@ -15,10 +15,9 @@ from pipelines.warehouse.connection import warehouse
 from pipelines.warehouse.loader import LoadError, LoadResult, ProgressFn, load_source
 from pipelines.warehouse.quality import check_names
 
-from ..resources import BvsResource
+from ..resources import POOL, BvsResource
 
 GROUP = "ingest"
-POOL = "duckdb"  # every asset that writes the warehouse: one at a time, across runs
 
 
 def raw_key(table: RawTable) -> dg.AssetKey:

@@ -22,9 +22,8 @@ from pipelines.ledgers.run import (
 )
 from pipelines.warehouse.connection import warehouse
 
-from ..ingest.assets import POOL
-from ..resources import BvsResource
-from ..transform.dbt import dbt_project, translator
+from ..resources import POOL, BvsResource
+from ..transform.project import dbt_project, translator
 from .partitions import ledger_partitions
 
 GROUP = "ledgers"

@@ -6,8 +6,7 @@ from pipelines.serving.lookup import build_verify_lookup
 from pipelines.warehouse.connection import warehouse
 from pipelines.warehouse.snapshot import publish_snapshot
 
-from ..ingest.assets import POOL
-from ..resources import BvsResource
+from ..resources import POOL, BvsResource
 from ..transform.dbt import dbt_models
 
 MART_KEYS = [key for key in dbt_models.keys if key.path[0] == "marts"]

@@ -1,56 +1,17 @@
 """dbt models as Dagster assets. Asset key = warehouse address: ["<schema>", "<model>"]."""
 
-import sys
-from collections.abc import Iterator, Mapping
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import dagster as dg
-from dagster_dbt import (
-    DagsterDbtTranslator,
-    DagsterDbtTranslatorSettings,
-    DbtCliResource,
-    DbtProject,
-    dbt_assets,
-)
+from dagster_dbt import DbtCliResource, dbt_assets
 
 from pipelines.dbt import apply_dbt_env, build_args
-from pipelines.settings import DBT_PROJECT_DIR
 
-from ..ingest.assets import POOL
-from ..resources import BvsResource
+from ..resources import POOL, BvsResource
+from .project import dbt_project, dbt_resource, translator
 
-# Paths only: nothing is parsed here. The manifest is prepared before definitions load
-# (`make prepare`, `bvs run`), or by `prepare_if_dev()` under `dagster dev`.
-dbt_project = DbtProject(project_dir=DBT_PROJECT_DIR, profiles_dir=DBT_PROJECT_DIR)
-dbt_project.prepare_if_dev()
-
-
-def _layer(dbt_resource_props: Mapping[str, Any]) -> str:
-    """Models: their folder under models/ (= schema). Snapshots and seeds: their own schema."""
-    if dbt_resource_props.get("resource_type") == "snapshot":
-        return "snapshots"
-    if dbt_resource_props.get("resource_type") == "seed":
-        return "seeds"
-    fqn = dbt_resource_props.get("fqn", [])
-    return fqn[1] if len(fqn) > 2 else "marts"
-
-
-class BvsTranslator(DagsterDbtTranslator):
-    """The naming policy: models and snapshots keyed by schema and name, grouped by layer."""
-
-    def get_asset_key(self, dbt_resource_props: Mapping[str, Any]) -> dg.AssetKey:
-        if dbt_resource_props["resource_type"] == "source":
-            return super().get_asset_key(
-                dbt_resource_props
-            )  # meta.dagster.asset_key: ["raw", table]
-        return dg.AssetKey([_layer(dbt_resource_props), dbt_resource_props["name"]])
-
-    def get_group_name(self, dbt_resource_props: Mapping[str, Any]) -> str | None:
-        return _layer(dbt_resource_props)
-
-
-translator = BvsTranslator(settings=DagsterDbtTranslatorSettings(enable_asset_checks=True))
+__all__ = ["dbt_models", "dbt_project", "dbt_resource", "translator"]
 
 
 @dbt_assets(
@@ -66,17 +27,3 @@ def dbt_models(
     settings = bvs.settings()
     apply_dbt_env(settings, as_of=bvs.as_of_date())
     yield from dbt.cli(build_args(), context=context).stream()
-
-
-def dbt_resource() -> DbtCliResource:
-    # this environment's bvs-dbt: dbt itself, or the warm dbt when BVS_DBT_SERVER names a
-    # running one (pipelines/dbt_server.py). sys.executable may be a resolved symlink; the
-    # prefix is not.
-    executable = Path(sys.prefix) / "bin" / "bvs-dbt"
-    if not executable.exists():
-        executable = Path(sys.prefix) / "bin" / "dbt"
-    return DbtCliResource(
-        project_dir=dbt_project,
-        profiles_dir=str(DBT_PROJECT_DIR),
-        dbt_executable=str(executable) if executable.exists() else "dbt",
-    )

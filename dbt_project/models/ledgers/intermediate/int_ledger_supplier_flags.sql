@@ -1,4 +1,4 @@
--- The risk flags of every verified supplier, one row per (supplier, flag): the snapshot's
+-- The risk flags of every verified supplier, one row per (supplier_id, flag): the snapshot's
 -- flags of its ABN, but WARN_CLUSTER counted again over the supplier's own tiles (the
 -- ledger rows can add or remove a WARN; the rule is macros/verification/scoring.sql).
 
@@ -28,9 +28,7 @@ warn_cluster as (
 warn_counts as (
 
     select
-        customer,
-        ledger,
-        supplier_key,
+        supplier_id,
         {{ bvs.warn_cluster_columns() }}
     from tiles
 
@@ -39,9 +37,7 @@ warn_counts as (
 final as (
 
     select
-        tiles.customer,
-        tiles.ledger,
-        tiles.supplier_key,
+        tiles.supplier_id,
         snapshot_flags.flag_id,
         snapshot_flags.severity,
         snapshot_flags.severity_rank,
@@ -53,9 +49,7 @@ final as (
     union all
 
     select
-        warn_counts.customer,
-        warn_counts.ledger,
-        warn_counts.supplier_key,
+        warn_counts.supplier_id,
         warn_cluster.flag_id,
         warn_cluster.severity,
         warn_cluster.severity_rank,

@@ -9,13 +9,19 @@
 -- The ledger rows are decided as of the run date (BVS_AS_OF); every other tile is the
 -- snapshot's, as of the snapshot's own date. An ABN the register does not hold: ABN status
 -- FAIL "not found", every other tile N/A (as the verify response). A row without a usable
--- ABN (needs review) has no tiles.
+-- ABN (needs review) has no tiles. A domain, address or phone the user supplied (SPEC 2.2)
+-- is used in place of the ledger's and its tile's detail says `user_supplied: true`.
+--
+-- The evidence (detail) of the ledger checks and of user-supplied values only: every other
+-- tile's evidence is the snapshot's, read from the run's slice (docs/ledgers.md).
 
 {{ config(materialized='table') }}
 
 {%- set as_of = bvs.as_of_date() %}
 {%- set checks = bvs.check_ids() %}
 {%- set ledger_checks = ['abn_status', 'gst', 'address'] %}
+{#- checks whose value the user may override and that the warehouse does not run (SPEC 2.2) -#}
+{%- set user_values = ['domain', 'phone'] %}
 
 with
 
@@ -58,12 +64,27 @@ check_data as (
 
 ),
 
-ledger_rules as (
+-- One pass over the joins: the ledger rows decided with the snapshot's other tiles beside
+-- them.
+decided as (
 
     select
-        suppliers.customer,
-        suppliers.ledger,
-        suppliers.supplier_key,
+        suppliers.*,
+        verifications.abn as register_abn,
+        verifications.entity,
+        verifications.status as entity_status,
+        verifications.state as register_state,
+        verifications.postcode as register_postcode,
+        verifications.viper_attacked,
+        verifications.ppsr_registrations,
+        verifications.insolvency_found,
+        {%- for check_id in checks if check_id not in ledger_checks %}
+        verifications.{{ check_id }}_status,
+        verifications.{{ check_id }}_reason,
+        {%- endfor %}
+        entities.abn_status as abn_register_status,
+        invoice_names.best_register_name as invoice_matched_name,
+        invoice_names.best_similarity as invoice_similarity,
 
         {{ bvs.check_rule(
             'abn_status',
@@ -100,16 +121,17 @@ ledger_rules as (
                 ('register_state', 'entities.state'),
                 ('register_postcode', 'entities.postcode'),
                 ('company_status', 'entities.asic_company_status'),
+                ('user_supplied', bvs.is_user_supplied('address')),
             ])
         ) }}
 
     from suppliers
-    inner join entities
+    left join verifications
+        on suppliers.abn = verifications.abn
+    left join entities
         on suppliers.abn = entities.abn
     left join invoice_names
-        on suppliers.customer = invoice_names.customer
-        and suppliers.ledger = invoice_names.ledger
-        and suppliers.supplier_key = invoice_names.supplier_key
+        on suppliers.supplier_id = invoice_names.supplier_id
     cross join check_data
 
 ),
@@ -117,48 +139,40 @@ ledger_rules as (
 final as (
 
     select
-        suppliers.*,
-        verifications.abn is not null as is_in_register,
-        verifications.entity,
-        verifications.status as entity_status,
-        verifications.state as register_state,
-        verifications.postcode as register_postcode,
-        verifications.viper_attacked,
-        verifications.ppsr_registrations,
-        verifications.insolvency_found,
-        entities.abn_status as abn_register_status,
-        invoice_names.best_register_name as invoice_matched_name,
-        invoice_names.best_similarity as invoice_similarity,
+        {%- for column in ['supplier_id', 'customer', 'ledger', 'run_id', 'run_date', 'snapshot_id',
+            'ledger_file', 'ledger_sha256', 'line', 'supplier_key', 'supplier_ref', 'abn',
+            'abn_given', 'supplier_name', 'domain', 'email', 'phone', 'state', 'postcode',
+            'annual_spend_aud', 'gst_charged', 'resolution', 'review_reason', 'candidates',
+            'user_supplied', 'entity', 'entity_status', 'register_state', 'register_postcode',
+            'viper_attacked', 'ppsr_registrations', 'insolvency_found', 'abn_register_status',
+            'invoice_matched_name', 'invoice_similarity'] %}
+        {{ column }},
+        {%- endfor %}
+        register_abn is not null as is_in_register,
         {%- for check_id in checks %}
-        {%- set decided = 'ledger_rules' if check_id in ledger_checks else 'verifications' %}
         case
-            when suppliers.abn is null then null
-            when verifications.abn is null then '{{ "FAIL" if check_id == "abn_status" else "N/A" }}'
-            else {{ decided }}.{{ check_id }}_status
+            when abn is null then null
+            when register_abn is null then '{{ "FAIL" if check_id == "abn_status" else "N/A" }}'
+            else {{ check_id }}_status
         end as {{ check_id }}_status,
         case
-            when suppliers.abn is null then null
-            when verifications.abn is null
+            when abn is null then null
+            when register_abn is null
                 then '{{ "ABN cancelled, suspended or not found => FAIL (not found)" if check_id == "abn_status" else "ABN not found in the register => N/A" }}'
-            else {{ decided }}.{{ check_id }}_reason
-        end as {{ check_id }}_reason,
-        case when verifications.abn is not null then {{ decided }}.{{ check_id }}_detail end
-            as {{ check_id }}_detail
+            else {{ check_id }}_reason
+        end as {{ check_id }}_reason
+        {%- if check_id in user_values %},
+        -- a value the user supplied: shown (with its badge) whatever the check could do with it
+        case
+            when register_abn is not null and {{ bvs.is_user_supplied(check_id, relation='decided') }}
+                then {{ bvs.json_object([(check_id, 'decided.' ~ check_id), ('user_supplied', 'true')]) }}
+        end as {{ check_id }}_detail
+        {%- elif check_id in ledger_checks %},
+        case when register_abn is not null then {{ check_id }}_detail end as {{ check_id }}_detail
+        {%- endif %}
         {%- if not loop.last %},{% endif %}
         {%- endfor %}
-    from suppliers
-    left join verifications
-        on suppliers.abn = verifications.abn
-    left join entities
-        on suppliers.abn = entities.abn
-    left join invoice_names
-        on suppliers.customer = invoice_names.customer
-        and suppliers.ledger = invoice_names.ledger
-        and suppliers.supplier_key = invoice_names.supplier_key
-    left join ledger_rules
-        on suppliers.customer = ledger_rules.customer
-        and suppliers.ledger = ledger_rules.ledger
-        and suppliers.supplier_key = ledger_rules.supplier_key
+    from decided
 
 )
 

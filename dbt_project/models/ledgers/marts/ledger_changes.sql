@@ -4,13 +4,19 @@
 -- removed, a new adverse record, insolvency notice or external administration, a new
 -- enforcement action.
 --
--- `alert`: a change for the worse, and every change of the last four kinds (SPEC 6.2: a
+-- `is_alert`: a change for the worse, and every change of the last four kinds (SPEC 6.2: a
 -- material change), raises an alert. A supplier is followed when the previous run verified
 -- it under the same supplier_key and the same ABN; a ledger's first run, and a supplier new
 -- to the ledger, have no changes. "Worse": a tile PASS or N/A -> WARN -> FAIL (squeeze
 -- signal LOW -> MED -> HIGH), a risk level up, the score down, the ABN no longer active.
+--
+-- Each run records one 'supplier' state per supplier (ledger_supplier_states): only the
+-- suppliers whose state differs from the previous run's are taken apart, tile by tile.
 
 {{ config(materialized='table') }}
+
+{%- set tile_rank = "case when {v} in ('FAIL', 'HIGH') then 2 when {v} in ('WARN', 'MED') then 1 else 0 end" %}
+{%- set level_rank = "case {v} when 'critical' then 3 when 'high' then 2 when 'medium' then 1 else 0 end" %}
 
 with
 
@@ -26,69 +32,124 @@ previous_states as (
 
 ),
 
-suppliers as (
-
-    select * from {{ ref('ledger_verifications') }}
-    where abn is not null
-
-),
-
+-- the suppliers in both runs with the same ABN, and their states when they differ
 followed as (
 
-    select distinct
-        previous_states.customer,
-        previous_states.ledger,
-        previous_states.supplier_key,
+    select
+        current_states.customer,
+        current_states.ledger,
+        current_states.supplier_key,
+        current_states.value as after_state,
+        previous_states.value as before_state,
         previous_states.run_id as previous_run_id
-    from previous_states
-    inner join suppliers
-        on previous_states.customer = suppliers.customer
-        and previous_states.ledger = suppliers.ledger
-        and previous_states.supplier_key = suppliers.supplier_key
-        and previous_states.abn = suppliers.abn
+    from current_states
+    inner join previous_states
+        on current_states.customer = previous_states.customer
+        and current_states.ledger = previous_states.ledger
+        and current_states.supplier_key = previous_states.supplier_key
+        and current_states.abn = previous_states.abn
+        and previous_states.kind = 'supplier'
+    where current_states.kind = 'supplier'
 
 ),
 
-current_followed as (
+moved as (
 
-    select current_states.*
+    select * from followed
+    where after_state <> before_state
+
+),
+
+state_changes as (
+
+    {%- for check_id in bvs.check_ids() %}
+    select
+        customer, ledger, supplier_key, previous_run_id,
+        'tile' as kind,
+        '{{ check_id }}' as subject,
+        {{ bvs.json_text('before_state', 'tile_' ~ check_id) }} as before_value,
+        {{ bvs.json_text('after_state', 'tile_' ~ check_id) }} as after_value
+    from moved
+    union all
+    {%- endfor %}
+
+    {%- for flag_id in bvs.flag_ids() %}
+    select
+        customer, ledger, supplier_key, previous_run_id,
+        'flag',
+        '{{ flag_id }}',
+        {{ bvs.json_text('before_state', 'flag_' ~ flag_id) }},
+        {{ bvs.json_text('after_state', 'flag_' ~ flag_id) }}
+    from moved
+    union all
+    {%- endfor %}
+
+    {%- for member in ['risk_level', 'score', 'abn_status'] %}
+    select
+        customer, ledger, supplier_key, previous_run_id,
+        '{{ member }}',
+        '{{ "assurance_score" if member == "score" else member }}',
+        {{ bvs.json_text('before_state', member) }},
+        {{ bvs.json_text('after_state', member) }}
+    from moved
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- endfor %}
+
+),
+
+-- facts (directors, records) of the followed suppliers, paired between the runs
+current_facts as (
+
+    select current_states.*, followed.previous_run_id
     from current_states
     inner join followed
         on current_states.customer = followed.customer
         and current_states.ledger = followed.ledger
         and current_states.supplier_key = followed.supplier_key
+    where current_states.kind <> 'supplier'
 
 ),
 
-previous_followed as (
+previous_facts as (
 
-    select previous_states.*
+    select previous_states.*, followed.previous_run_id
     from previous_states
     inner join followed
         on previous_states.customer = followed.customer
         and previous_states.ledger = followed.ledger
         and previous_states.supplier_key = followed.supplier_key
+    where previous_states.kind <> 'supplier'
+
+),
+
+fact_changes as (
+
+    select
+        coalesce(current_facts.customer, previous_facts.customer) as customer,
+        coalesce(current_facts.ledger, previous_facts.ledger) as ledger,
+        coalesce(current_facts.supplier_key, previous_facts.supplier_key) as supplier_key,
+        coalesce(current_facts.previous_run_id, previous_facts.previous_run_id) as previous_run_id,
+        coalesce(current_facts.kind, previous_facts.kind) as kind,
+        coalesce(current_facts.subject, previous_facts.subject) as subject,
+        previous_facts.value as before_value,
+        current_facts.value as after_value
+    from current_facts
+    full outer join previous_facts
+        on current_facts.customer = previous_facts.customer
+        and current_facts.ledger = previous_facts.ledger
+        and current_facts.supplier_key = previous_facts.supplier_key
+        and current_facts.kind = previous_facts.kind
+        and current_facts.subject = previous_facts.subject
 
 ),
 
 paired as (
 
-    select
-        coalesce(current_followed.customer, previous_followed.customer) as customer,
-        coalesce(current_followed.ledger, previous_followed.ledger) as ledger,
-        coalesce(current_followed.supplier_key, previous_followed.supplier_key) as supplier_key,
-        coalesce(current_followed.kind, previous_followed.kind) as kind,
-        coalesce(current_followed.subject, previous_followed.subject) as subject,
-        previous_followed.value as before_value,
-        current_followed.value as after_value,
-        previous_followed.run_id as previous_run_id
-    from current_followed
-    full outer join previous_followed
-        on current_followed.customer = previous_followed.customer
-        and current_followed.ledger = previous_followed.ledger
-        and current_followed.supplier_key = previous_followed.supplier_key
-        and current_followed.kind = previous_followed.kind
-        and current_followed.subject = previous_followed.subject
+    select * from state_changes
+    union all
+    select * from fact_changes
 
 ),
 
@@ -97,16 +158,12 @@ ranked as (
     select
         *,
         case kind
-            when 'tile' then
-                case when before_value in ('FAIL', 'HIGH') then 2 when before_value in ('WARN', 'MED') then 1 else 0 end
-            when 'risk_level' then
-                case before_value when 'critical' then 3 when 'high' then 2 when 'medium' then 1 else 0 end
+            when 'tile' then {{ tile_rank.format(v='before_value') }}
+            when 'risk_level' then {{ level_rank.format(v='before_value') }}
         end as before_rank,
         case kind
-            when 'tile' then
-                case when after_value in ('FAIL', 'HIGH') then 2 when after_value in ('WARN', 'MED') then 1 else 0 end
-            when 'risk_level' then
-                case after_value when 'critical' then 3 when 'high' then 2 when 'medium' then 1 else 0 end
+            when 'tile' then {{ tile_rank.format(v='after_value') }}
+            when 'risk_level' then {{ level_rank.format(v='after_value') }}
         end as after_rank,
         case when kind = 'score' then cast(after_value as double) - cast(before_value as double) end
             as score_delta
@@ -119,7 +176,6 @@ changes as (
     select
         *,
         case
-            when kind = 'tile' then 'tile'
             when kind = 'flag' and before_value is null then 'flag_raised'
             when kind = 'flag' then 'flag_cleared'
             else kind
@@ -140,6 +196,13 @@ changes as (
         or (kind = 'score' and abs(score_delta) >= 10)
         or (kind = 'director' and (before_value is null) <> (after_value is null))
         or (kind in ('adverse_record', 'insolvency', 'enforcement') and before_value is null and after_value is not null)
+
+),
+
+suppliers as (
+
+    select * from {{ ref('ledger_verifications') }}
+    where abn is not null
 
 ),
 

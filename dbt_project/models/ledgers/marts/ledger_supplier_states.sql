@@ -1,18 +1,31 @@
--- What the run records about each verified supplier to compare with the next run, one row
--- per (supplier, kind, subject) with its value (CONTRACT decision 16):
+-- What the run records about each verified supplier to compare with the next run
+-- (CONTRACT decision 16), in two kinds of row:
 --
---   tile / <check id>            the tile's status
---   flag / <flag id>             the flag fired (value: its severity)
---   risk_level, score            the risk level and the assurance score
---   abn_status                   the ABN's register status (ACT, CAN)
---   director / <name>            a current director
---   adverse_record, enforcement, insolvency / <record>   (int_ledger_abn_facts)
+--   kind 'supplier' (one per supplier): value = a JSON object of every tile's status
+--       (`tile_<check id>`), every flag that fired (`flag_<flag id>`: its severity), the risk
+--       level, the assurance score and the ABN's register status. Two runs' objects are equal
+--       when nothing of these changed, so the next run compares one row per supplier.
+--   kind 'director', 'adverse_record', 'enforcement', 'insolvency' (one per fact; subject =
+--       the director's name, the record): the facts of int_ledger_abn_facts.
 --
 -- Kept as the run's states.parquet; the next run of the ledger reads it back as
--- stg_ledgers__previous_states. Long and narrow, so the history's contract does not move
--- when a check is added.
+-- stg_ledgers__previous_states. Narrow, so the history's contract does not move when a
+-- check is added.
 
 {{ config(materialized='table') }}
+
+{%- set state_members = [] %}
+{%- for check_id in bvs.check_ids() %}
+{%- do state_members.append(('tile_' ~ check_id, 'suppliers.' ~ check_id ~ '_status')) %}
+{%- endfor %}
+{%- for flag_id in bvs.flag_ids() %}
+{%- do state_members.append(('flag_' ~ flag_id, 'flags_wide.flag_' ~ flag_id)) %}
+{%- endfor %}
+{%- do state_members.extend([
+    ('risk_level', 'suppliers.risk_level'),
+    ('score', 'suppliers.assurance_score'),
+    ('abn_status', 'suppliers.abn_register_status'),
+]) %}
 
 with
 
@@ -29,6 +42,19 @@ supplier_flags as (
 
 ),
 
+flags_wide as (
+
+    select
+        supplier_id,
+        {%- for flag_id in bvs.flag_ids() %}
+        max(case when flag_id = '{{ flag_id }}' then severity end) as flag_{{ flag_id }}
+        {%- if not loop.last %},{% endif %}
+        {%- endfor %}
+    from supplier_flags
+    group by supplier_id
+
+),
+
 facts as (
 
     select * from {{ ref('int_ledger_abn_facts') }}
@@ -37,41 +63,30 @@ facts as (
 
 states as (
 
-    {%- for check_id in bvs.check_ids() %}
-    select customer, ledger, run_id, supplier_key, abn, 'tile' as kind, '{{ check_id }}' as subject,
-        {{ check_id }}_status as value
+    select
+        suppliers.customer,
+        suppliers.ledger,
+        suppliers.run_id,
+        suppliers.supplier_key,
+        suppliers.abn,
+        'supplier' as kind,
+        cast(null as {{ dbt.type_string() }}) as subject,
+        {{ bvs.json_object(state_members) }} as value
     from suppliers
-    union all
-    {%- endfor %}
-
-    select suppliers.customer, suppliers.ledger, suppliers.run_id, suppliers.supplier_key,
-        suppliers.abn, 'flag', supplier_flags.flag_id, supplier_flags.severity
-    from suppliers
-    inner join supplier_flags
-        on suppliers.customer = supplier_flags.customer
-        and suppliers.ledger = supplier_flags.ledger
-        and suppliers.supplier_key = supplier_flags.supplier_key
+    left join flags_wide
+        on suppliers.supplier_id = flags_wide.supplier_id
 
     union all
 
-    select customer, ledger, run_id, supplier_key, abn, 'risk_level', 'risk_level', risk_level
-    from suppliers
-
-    union all
-
-    select customer, ledger, run_id, supplier_key, abn, 'score', 'assurance_score',
-        cast(assurance_score as {{ dbt.type_string() }})
-    from suppliers
-
-    union all
-
-    select customer, ledger, run_id, supplier_key, abn, 'abn_status', 'abn_status', abn_register_status
-    from suppliers
-
-    union all
-
-    select suppliers.customer, suppliers.ledger, suppliers.run_id, suppliers.supplier_key,
-        suppliers.abn, facts.kind, facts.subject, facts.subject
+    select
+        suppliers.customer,
+        suppliers.ledger,
+        suppliers.run_id,
+        suppliers.supplier_key,
+        suppliers.abn,
+        facts.kind,
+        facts.subject,
+        facts.subject
     from suppliers
     inner join facts
         on suppliers.abn = facts.abn

@@ -1,11 +1,14 @@
 -- One row per supplier of every ledger in the run: the ledger row, its resolution, and its
--- verification with the ledger rules applied (int_ledger_tiles): every tile's status, reason
--- and evidence, the assurance score, the risk score, level and flags. The run's history
+-- verification with the ledger rules applied (int_ledger_tiles): every tile's status and
+-- reason, the evidence of the ledger checks and of user-supplied values (the other tiles'
+-- evidence is in the run's snapshot slice), the assurance score, the risk score, level and
+-- flags. The run's history
 -- keeps it as the run's suppliers.parquet; `bvs ledger show` prints it.
 --
 -- Score and risk are the formulas of `verifications` (macros/verification/scoring.sql) with
 -- the weights of the snapshot's check catalogue. A row without a usable ABN has no tiles, no
 -- score and no risk level.
+
 
 {{ config(materialized='table') }}
 
@@ -39,14 +42,12 @@ weights as (
 flags_per_supplier as (
 
     select
-        customer,
-        ledger,
-        supplier_key,
+        supplier_id,
         count(*) as flag_count,
         max(severity_rank) as max_severity_rank,
         {{ bvs.json_array_agg("'\"' || flag_id || '\"'", order_by='severity_rank desc, flag_id') }} as flags
     from supplier_flags
-    group by customer, ledger, supplier_key
+    group by supplier_id
 
 ),
 
@@ -63,9 +64,7 @@ scored as (
     from tiles
     cross join weights
     left join flags_per_supplier
-        on tiles.customer = flags_per_supplier.customer
-        and tiles.ledger = flags_per_supplier.ledger
-        and tiles.supplier_key = flags_per_supplier.supplier_key
+        on tiles.supplier_id = flags_per_supplier.supplier_id
 
 ),
 
@@ -81,6 +80,7 @@ with_scores as (
 final as (
 
     select
+        supplier_id,
         customer,
         ledger,
         run_id,
@@ -104,6 +104,7 @@ final as (
         resolution,
         review_reason,
         candidates,
+        user_supplied,
         is_in_register,
         entity,
         entity_status,
@@ -128,6 +129,8 @@ final as (
         {%- for check_id in checks %}
         {{ check_id }}_status,
         {{ check_id }}_reason,
+        {%- endfor %}
+        {%- for check_id in ['abn_status', 'gst', 'address', 'domain', 'phone'] %}
         {{ check_id }}_detail,
         {%- endfor %}
         {{ bvs.as_of_date() }} as as_of_date

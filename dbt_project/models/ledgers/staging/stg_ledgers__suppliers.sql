@@ -1,6 +1,7 @@
 -- The suppliers of the ledgers in this run: one row per ledger row, with its resolution
 -- (verified, resolved_by_name, needs_review) and the ABN it is verified by (null when none
--- could be used). Cleaned and validated in Python (pipelines/ledgers/intake.py).
+-- could be used). Cleaned and validated in Python (pipelines/ledgers/intake.py); a
+-- domain, address or phone the user overrode is already in place (pipelines/ledgers/overrides.py).
 
 with
 
@@ -13,6 +14,8 @@ source as (
 renamed as (
 
     select
+        -- the row's number in the run: the key the ledger models join on
+        supplier_id,
         customer,
         ledger,
         run_id,
@@ -35,7 +38,9 @@ renamed as (
         cast(gst_charged as boolean) as gst_charged,
         resolution,
         review_reason,
-        candidates
+        candidates,
+        -- the fields whose value the user supplied (SPEC 2.2), a JSON array, or null
+        user_supplied
     from source
 
 )
