@@ -28,6 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pipelines.api import models
 from pipelines.api.snapshots import Served, SnapshotHolder
+from pipelines.serving import notices
 from pipelines.serving import search as search_limits
 from pipelines.serving.ledgers import MAX_PAGE as MAX_LEDGER_PAGE
 from pipelines.serving.ledgers import LedgerNotFound, ledger_changes, ledger_page, list_ledgers
@@ -35,7 +36,7 @@ from pipelines.serving.market import MARKETS, MAX_LIMIT, TIERS, squeeze_list, sq
 from pipelines.serving.market import viper as viper_result
 from pipelines.serving.network import MAX_ABNS, network
 from pipelines.serving.search import search
-from pipelines.serving.verify import VerifyError, parse_abn, verify
+from pipelines.serving.verify import VerifyError, parse_abn, premium_checks_run, verify
 from pipelines.settings import BRISBANE, Settings, get_settings
 from pipelines.state.counters import Counters
 from pipelines.state.db import create_state_engine, driver_reads, driver_transaction
@@ -301,9 +302,10 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
 
     # ---------------------------------------------------------------- verify
 
-    verify_cache: OrderedDict[tuple[str, str, tuple[str, ...]], tuple[dt.datetime, bytes]] = (
-        OrderedDict()
-    )
+    # (snapshot, ABN, checks) -> (rendered at, body, the premium checks that ran)
+    verify_cache: OrderedDict[
+        tuple[str, str, tuple[str, ...]], tuple[dt.datetime, bytes, list[str]]
+    ] = OrderedDict()
 
     def do_verify(
         auth: tuple[ApiKey, Plan],
@@ -321,8 +323,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         cache_key = (snap.info.snapshot_id, abn, tuple(wanted or ()))
         hit = verify_cache.get(cache_key) if use_cache else None
         if hit is not None and now - hit[0] < CACHE_WINDOW:
-            selected = wanted or list(snap.context.catalogue)
-            limited = gate.premium(key, plan, selected)
+            limited = gate.premium(key, plan, hit[2])
             if not limited:
                 return Response(content=hit[1], media_type="application/json")
         else:
@@ -335,15 +336,17 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
             )  # fmt: skip
 
         response = build(limited)
+        # a premium check uses up quota only when it actually ran (CONTRACT decision 18)
+        ran = premium_checks_run(response["checks"])
         if limited is None:  # not counted yet: the ABN exists, count its premium tiles
-            limited = gate.premium(key, plan, list(response["checks"]))
+            limited = gate.premium(key, plan, ran)
             if limited:
                 response = build(limited)
         response["snapshot_id"] = snap.info.snapshot_id
         response["cached"] = False  # the last member: the cached copy differs only there
         body = _dumps(response)
         if use_cache and not limited:
-            verify_cache[cache_key] = (now, body[: -len(b"false}")] + b"true}")
+            verify_cache[cache_key] = (now, body[: -len(b"false}")] + b"true}", ran)
             while len(verify_cache) > settings.api_cache_entries:
                 verify_cache.popitem(last=False)
         return Response(content=body, media_type="application/json")
@@ -375,6 +378,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         f"{API_PREFIX}/verify/{{abn}}",
         tags=["verify"],
         summary="Verify a business by ABN",
+        description=notices.DECISION_SUPPORT,
         responses={200: {"model": models.VerifyResponse}, **errors, **not_found},
     )
     async def verify_by_path(
@@ -389,6 +393,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         f"{API_PREFIX}/verify",
         tags=["verify"],
         summary="Verify a business by ABN (query form)",
+        description=notices.DECISION_SUPPORT,
         responses={200: {"model": models.VerifyResponse}, **errors, **not_found},
     )
     async def verify_by_query(
@@ -405,6 +410,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         f"{API_PREFIX}/squeeze/{{ticker}}",
         tags=["squeeze"],
         summary="One instrument's latest Squeeze Score",
+        description=notices.SQUEEZE,
         responses={200: {"model": models.SqueezeTicker}, **errors, **not_found},
     )
     def squeeze_one(
@@ -421,6 +427,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         f"{API_PREFIX}/squeeze",
         tags=["squeeze"],
         summary="Latest Squeeze Scores, highest first",
+        description=notices.SQUEEZE,
         responses={200: {"model": models.SqueezeList}, **errors},
     )
     def squeeze_many(
@@ -442,6 +449,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         f"{API_PREFIX}/viper/{{ticker}}",
         tags=["viper"],
         summary="Activist short-seller pattern for a ticker",
+        description=notices.DECISION_SUPPORT,
         responses={200: {"model": models.ViperResponse}, **errors},
     )
     def viper_one(
@@ -456,6 +464,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         f"{API_PREFIX}/viper",
         tags=["viper"],
         summary="Activist short-seller pattern by ticker, company name or ABN",
+        description=notices.DECISION_SUPPORT,
         responses={200: {"model": models.ViperResponse}, **errors},
     )
     def viper_query(
@@ -596,6 +605,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         f"{API_PREFIX}/ledgers",
         tags=["ledgers"],
         summary="The key's customer's supplier ledgers and their latest runs (Enterprise)",
+        description=notices.DECISION_SUPPORT,
         responses={200: {"model": models.LedgerList}, **errors},
     )
     def ledgers_of(auth: Admitted) -> Response:

@@ -74,6 +74,10 @@ class VerifyResponse(Open):
     street_view: Tile | None = None
     risk_score: float
     checks: dict[str, Tile]
+    notice: str = Field(
+        description="decision support, not legal advice, certification or investment advice"
+        " (SPEC 1.8)"
+    )
     cached: bool
     snapshot_id: str
 
@@ -88,6 +92,9 @@ class SqueezeTicker(Open):
     momentum: float | None = None
     volume_ratio: float | None = None
     updated_at: str | None = None
+    notice: str = Field(
+        description="the score describes current conditions and is not predictive (SPEC 2.6)"
+    )
 
 
 class SqueezeSignal(Open):
@@ -100,6 +107,7 @@ class SqueezeSignal(Open):
 
 class SqueezeList(Open):
     signals: list[SqueezeSignal]
+    notice: str
 
 
 class ViperResponse(Open):
@@ -111,6 +119,7 @@ class ViperResponse(Open):
     pattern_match_score: float | None = None
     campaigns: list[dict[str, Any]]
     activists: list[dict[str, Any]]
+    notice: str
 
 
 class SearchResult(Open):

@@ -28,12 +28,10 @@ import pyarrow.parquet as pq
 
 from pipelines.ledgers import store
 from pipelines.ledgers.intake import LedgerError, check_customer_id
+from pipelines.serving import notices
 from pipelines.settings import Settings
 
-DISCLAIMER = (
-    "Decision support only. This report is not legal advice, not an official certification"
-    " and not investment advice. It is drawn from public registers as of the dates shown."
-)
+DISCLAIMER = notices.DECISION_SUPPORT
 LEVELS = ("critical", "high", "medium", "low")
 LEVEL_RANK = {level: i for i, level in enumerate(LEVELS)}
 ATTENTION_LIMIT = 60  # supplier sections in the PDF; the rest are in the appendix

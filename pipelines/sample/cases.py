@@ -838,6 +838,42 @@ def _licence(b: Builder) -> None:
     b.case("licence/trades-no-licence", trades("3231"),
            "Construction or trades entity with no licence found => WARN (and LICENCE_MISMATCH fires)",
            "licence", "WARN", flags=("LICENCE_MISMATCH",))  # fmt: skip
+    # CONTRACT decision 17: no loaded register covers WA, NT or TAS (seed licence_registers);
+    # a QLD, NSW, VIC or SA trades entity without a licence is the neighbour above
+    for state, postcode in (("WA", "6000"), ("TAS", "7000")):
+        ent = trades("3231", state=state, postcode=postcode)
+        b.case(f"licence/trades-state-not-covered-{state.lower()}", ent,
+               "No licence register covers the entity's state => N/A (decided; no "
+               "LICENCE_MISMATCH)", "licence", "N/A", not_flags=("LICENCE_MISMATCH",))  # fmt: skip
+    ent = trades("3232", state="WA", postcode="6000")
+    r = b.licence(ent, "QBCC", "electrical", "ACTIVE")
+    b.case("licence/state-not-covered-but-licensed-elsewhere", ent,
+           "Active licence of correct class => PASS (a WA entity licensed by the QBCC: a "
+           "licence found decides before coverage)", "licence", "PASS",
+           not_flags=("LICENCE_MISMATCH",), matches=[match(t, r, "abn")])  # fmt: skip
+    # the best licence of the entity's trade decides (decision 4), and the flag reads the
+    # licences the tile reads
+    ent = trades()
+    rs = [match(t, b.licence(ent, "QBCC", "electrical", "SUSPENDED"), "abn"),
+          match(t, b.licence(ent, "QBCC", "electrical", "CONDITIONAL", k=1), "abn")]  # fmt: skip
+    b.case("licence/conditional-beside-suspended", ent,
+           "Expired within 12 months, or conditional licence => WARN (a conditional licence "
+           "beside a suspended one of the same trade: best licence decides)", "licence", "WARN",
+           not_flags=("LICENCE_SUSPENDED_ACTIVE", "LICENCE_MISMATCH"), matches=rs)  # fmt: skip
+    ent = trades("3011")
+    rs = [match(t, b.licence(ent, "QBCC", "building", "CANCELLED"), "abn"),
+          match(t, b.licence(ent, "QBCC", "electrical", "ACTIVE", k=1), "abn")]  # fmt: skip
+    b.case("licence/cancelled-beside-other-trade-active", ent,
+           "Suspended or cancelled licence => FAIL (and LICENCE_SUSPENDED_ACTIVE fires: an active "
+           "licence of another trade is no alternative)", "licence", "FAIL",
+           flags=("LICENCE_SUSPENDED_ACTIVE", "LICENCE_MISMATCH"), matches=rs)  # fmt: skip
+    ent = trades("3232")
+    r = b.licence(ent, "QBCC", "building", "CANCELLED")
+    b.case("licence/cancelled-other-trade-only", ent,
+           "Construction or trades entity with no licence found => WARN (and LICENCE_MISMATCH "
+           "fires): a cancelled licence of another trade is not the entity's licence",
+           "licence", "WARN", flags=("LICENCE_MISMATCH",),
+           not_flags=("LICENCE_SUSPENDED_ACTIVE",), matches=[match(t, r, "abn")])  # fmt: skip
     ent = b.company()
     b.industry(ent, "6932")
     b.case("licence/non-trades", ent, "Non-trades industry => N/A", "licence", "N/A",

@@ -14,6 +14,7 @@ from typing import Any
 
 import duckdb
 
+from pipelines.serving import notices
 from pipelines.serving.verify import VerifyError, parse_abn
 
 MARKETS = ("asx", "crypto", "forex")
@@ -67,6 +68,7 @@ def squeeze_ticker(con: duckdb.DuckDBPyConnection, ticker: str) -> dict[str, Any
         if row["short_interest_as_of"] is None
         else row["short_interest_as_of"].isoformat(),
         "updated_at": _updated_at(row["score_date"]),
+        "notice": notices.SQUEEZE,
     }
 
 
@@ -117,7 +119,8 @@ def squeeze_list(
                 "updated_at": _updated_at(r["score_date"]),
             }
             for r in rows
-        ]
+        ],
+        "notice": notices.SQUEEZE,
     }
 
 
@@ -159,6 +162,7 @@ def viper(
             "pattern_match_score": None,
             "campaigns": [],
             "activists": [],
+            "notice": notices.DECISION_SUPPORT,
         }
     row = found[0]
     campaigns = _rows(
@@ -179,6 +183,7 @@ def viper(
         )
     )
     return {
+        "notice": notices.DECISION_SUPPORT,
         "query": key,
         "ticker": row["ticker"],
         "target_name": row["target_name"],

@@ -75,7 +75,8 @@ def parse_abns(abns: str | Sequence[str]) -> list[str]:
     if len(parsed) > MAX_ABNS:
         raise ServingError(
             f"network analysis takes at most {MAX_ABNS} ABNs per request; {len(parsed)} were"
-            " given (larger lists go through the report builder in batches)"
+            " given: split the list into requests of 20, or verify a larger list as a supplier"
+            " ledger (bvs ledger import, Enterprise: /api/robot/ledgers)"
         )
     return parsed
 

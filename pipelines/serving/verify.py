@@ -19,6 +19,8 @@ import duckdb
 
 from pipelines.identifiers import abn_is_valid, clean_identifier
 from pipelines.ingest.sources import SOURCES
+from pipelines.serving import notices
+from pipelines.state.limits import PREMIUM_CHECKS
 
 # SPEC 3.2: the share of a check's weight each status scores; N/A is excluded from both sides.
 STATUS_SHARE = {"PASS": 1.0, "WARN": 0.5, "FAIL": 0.0}
@@ -44,6 +46,19 @@ SHAPE_A = {
     "phone": "phone",
     "street_view": "street_view",
 }
+
+
+# A live or premium check that did not run says so in its rule row (CONTRACT decision 18):
+# it is unknown, not negative, and uses up no quota.
+NOT_RUN = "Not run"
+
+
+def premium_checks_run(tiles: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The premium checks among ``tiles`` that actually ran (their quota is used)."""
+    return [
+        c for c in PREMIUM_CHECKS
+        if c in tiles and not str(tiles[c].get("reason") or "").startswith(NOT_RUN)
+    ]  # fmt: skip
 
 
 class VerifyError(ValueError):
@@ -234,6 +249,7 @@ def verify(
         response[member] = tiles.get(check_id)
     response["risk_score"] = risk_score
     response["checks"] = tiles
+    response["notice"] = notices.DECISION_SUPPORT
     return response
 
 

@@ -574,3 +574,23 @@ def test_parse_needs_no_warehouse_file(tmp_path: Path) -> None:
     ledger_inputs = {name: ["raw", name] for name in INPUT_TABLES}  # a ledger run's inputs
     assert sources == raw | meta | ledger_inputs
     assert not warehouse.parent.exists()
+
+
+def test_conduct_reads_exactly_the_conduct_regulators_it_counts() -> None:
+    """CONTRACT decision 17: conduct is loaded when one of its own regulators has records
+    (seed check_sources), and those must be the regulators its evidence counts
+    (int_check_evidence__adverse): a list that drifted would load conduct on another
+    regulator's records and PASS every ABN."""
+    import csv
+    import re
+
+    with (DBT_PROJECT_DIR / "seeds" / "check_sources.csv").open() as f:
+        (conduct,) = [r for r in csv.DictReader(f) if r["check_id"] == "conduct"]
+    evidence = (
+        DBT_PROJECT_DIR / "models" / "intermediate" / "checks" / "int_check_evidence__adverse.sql"
+    ).read_text()
+    found = re.search(r'set conduct_regulators = "\(([^)]*)\)"', evidence)
+    assert found is not None
+    counted = {r.strip().strip("'") for r in found.group(1).split(",")}
+    assert set(conduct["register"].split("|")) == counted
+    assert "FWO" not in counted and "NDIS_COMMISSION" not in counted

@@ -126,9 +126,13 @@ def test_verify_by_path_and_query_carry_both_shapes_and_every_check(
     for member in (
         "abn", "entity", "status", "generated_at", "assurance_score", "risk", "viper", "ppsr",
         "insolvency", "asic", "conduct", "domain", "email", "address", "phone", "street_view",
-        "risk_score", "checks",
+        "risk_score", "checks", "notice",
     ):  # fmt: skip
         assert member in body, member
+    # SPEC 1.8, where the user reads the result
+    assert (
+        "not legal advice" in body["notice"] and "not an official certification" in body["notice"]
+    )
     assert body["abn"] == abns["flagged"]
     assert body["risk"]["flags"], "this ABN has flags in the mart"
     assert len(body["checks"]) == 36
@@ -183,7 +187,12 @@ def test_cache_true_serves_the_rendered_result_and_false_renders_again(
         (f"{BASE}/search", {"q": "acme", "limit": 101}, 400, "limit"),
         (f"{BASE}/search", {}, 400, "q"),
         (f"{BASE}/network", {"abns": "53004085616,1234"}, 400, "11 digits"),
-        (f"{BASE}/network", {"abns": ",".join(["53004085616"] * 2 + _ABNS21)}, 400, "at most 20"),
+        (
+            f"{BASE}/network",
+            {"abns": ",".join(["53004085616"] * 2 + _ABNS21)},
+            400,
+            "supplier ledger",
+        ),
         (f"{BASE}/network", {"abns": "53004085616"}, 404, "none of the abns"),
         (f"{BASE}/nowhere", {}, 404, "no such endpoint"),
     ],
@@ -195,6 +204,7 @@ def test_bad_requests_get_a_message_and_the_right_status(
     response = api.get(path, key, **params)
     assert response.status_code == status, response.text
     assert words in _only_message(response).lower()
+    assert "report builder" not in _only_message(response)  # nothing of that name exists
     if path != f"{BASE}/nowhere":
         assert "X-RateLimit-Limit" in response.headers  # errors carry the headers too
 
@@ -319,24 +329,18 @@ def test_day_window_resets_at_midnight_in_brisbane(api: Api, abns: dict[str, str
 @pytest.mark.parametrize(
     "api", [json.dumps({"individual": {"premium_per_month": 2}})], indirect=True
 )
-def test_premium_checks_are_counted_per_month_and_then_rate_limited(
-    api: Api, abns: dict[str, str]
-) -> None:
+def test_premium_checks_that_never_ran_use_up_no_quota(api: Api, abns: dict[str, str]) -> None:
+    """CONTRACT decision 18: the phone and street-view checks are not run here (no provider
+    is configured), so however many verifications a month brings, their tiles say why and
+    are never "quota used up" (the counting itself: tests/state/test_limits.py)."""
     key = api.key("individual")
     path = f"{BASE}/verify/{abns['plain']}"
-    for _ in range(2):
-        tiles = api.get(path, key).json()["checks"]
-        assert "rate_limited" not in tiles["phone"]
-    api.clock.advance(minutes=1)
-    limited = api.get(path, key).json()
-    assert limited["checks"]["phone"]["status"] == "N/A"
-    assert limited["checks"]["phone"]["rate_limited"] == {"retry_at": "2026-11-30T14:00:00Z"}
-    assert limited["checks"]["street_view"]["rate_limited"]
-    assert "rate_limited" not in limited["checks"]["abn_status"]
-    # a request without the premium tiles spends none
-    assert api.get(path, key, checks="abn_status").status_code == 200
-    api.clock.now = dt.datetime(2026, 11, 30, 14, 0, tzinfo=dt.UTC)  # 1 December, Brisbane
-    assert "rate_limited" not in api.get(path, key).json()["checks"]["phone"]
+    for _ in range(4):  # the first one built, the others from the verify cache
+        body = api.get(path, key).json()
+        for check in ("phone", "street_view"):
+            tile = body["checks"][check]
+            assert tile["status"] == "N/A" and tile["reason"].startswith("Not run"), tile
+            assert "rate_limited" not in tile, tile
 
 
 def test_enterprise_has_no_premium_quota(api: Api, abns: dict[str, str]) -> None:
@@ -359,12 +363,15 @@ def test_squeeze_viper_alerts_and_health(
         "ticker", "score", "short_interest", "days_to_cover", "momentum", "volume_ratio",
         "updated_at",
     }  # fmt: skip
+    assert "not predictive" in one.json()["notice"]  # SPEC 2.6
     listed = api.get(f"{BASE}/squeeze", key, market="ASX", limit=3).json()
+    assert "not predictive" in listed["notice"]
     assert 0 < len(listed["signals"]) <= 3
     assert {"ticker", "squeeze_score", "signal_tier"} <= set(listed["signals"][0])
     (live,) = [m for m in pipeline_world["planted"]["market"] if m["kind"] == "live_campaign"]
     viper = api.get(f"{BASE}/viper/{live['ticker']}", key).json()
     assert viper["active_campaigns"] is True and viper["pattern_match_score"] is not None
+    assert "not investment advice" in viper["notice"]
     alerts = api.get(f"{BASE}/alerts", key)
     assert alerts.json() == {"alerts": [], "next_cursor": 0}
     health = api.session.get(f"{api.url}/health", timeout=10)
@@ -470,6 +477,8 @@ def test_openapi_document_lists_every_endpoint_with_errors(api: Api) -> None:
     verify_get = doc["paths"][f"{BASE}/verify/{{abn}}"]["get"]
     assert {"200", "400", "401", "403", "404", "429"} <= set(verify_get["responses"])
     assert verify_get["security"], "the bearer key is declared"
+    assert "not legal advice" in verify_get["description"]  # SPEC 1.8
+    assert "not predictive" in doc["paths"][f"{BASE}/squeeze"]["get"]["description"]  # SPEC 2.6
 
 
 # ------------------------------------------------------------------------------------ snapshot

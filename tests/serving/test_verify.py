@@ -54,3 +54,16 @@ def test_abns_are_cleaned_and_checked() -> None:
         with pytest.raises(VerifyError, match=why) as caught:
             parse_abn(bad)
         assert caught.value.status == 400
+
+
+def test_only_premium_checks_that_ran_are_charged() -> None:
+    """CONTRACT decision 18: a premium check uses up quota only when it actually ran."""
+    from pipelines.serving.verify import premium_checks_run
+
+    tiles = {
+        "phone": {"status": "N/A", "reason": "Not run: no phone provider configured => N/A"},
+        "street_view": {"status": "PASS", "reason": "Imagery matches the business type => PASS"},
+        "abn_status": {"status": "PASS", "reason": "ABN active => PASS"},
+    }
+    assert premium_checks_run(tiles) == ["street_view"]
+    assert premium_checks_run({"abn_status": tiles["abn_status"]}) == []

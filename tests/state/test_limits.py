@@ -135,3 +135,31 @@ def test_write_lock_excludes_another_process(engine: sa.Engine, settings: Settin
     finally:
         holder.wait(timeout=30)
     assert 0.5 < waited < 1.5, waited
+
+
+def test_premium_quota_counts_per_month_in_brisbane_and_then_limits(settings: Settings) -> None:
+    """SPEC 2.2 / 8.8: an Individual key's premium checks (phone, street view) count against a
+    monthly quota; past it they come back limited until the 1st of the next month, Brisbane
+    time. The API charges only the premium checks that ran (CONTRACT decision 18); none do
+    in this deployment yet, so the counting is tested here, on the gatekeeper itself."""
+    from pipelines.api.app import Gatekeeper
+    from pipelines.state.keys import create_key
+
+    settings = settings.model_copy(
+        update={"plan_limits": '{"individual": {"premium_per_month": 2}}'}
+    )
+    now = [dt.datetime(2026, 11, 23, 0, 30, tzinfo=dt.UTC)]
+    gate = Gatekeeper(settings, lambda: now[0])
+    try:
+        _, key = create_key(gate.engine, "premium", "individual")
+        plan = gate.plans["individual"]
+        assert gate.premium(key, plan, ["phone", "street_view"]) == {}
+        assert gate.premium(key, plan, ["phone"]) == {}
+        limited = gate.premium(key, plan, ["phone", "street_view"])
+        assert set(limited) == {"phone"}  # street view has one left
+        assert limited["phone"] == dt.datetime(2026, 11, 30, 14, 0, tzinfo=dt.UTC)
+        assert gate.premium(key, plan, ["abn_status"]) == {}  # not premium: not counted
+        now[0] = dt.datetime(2026, 11, 30, 14, 0, tzinfo=dt.UTC)  # 1 December in Brisbane
+        assert gate.premium(key, plan, ["phone"]) == {}
+    finally:
+        gate.engine.dispose()

@@ -73,9 +73,19 @@
     WARN_CLUSTER (SPEC 2.4): four or more WARN tiles while the entity has no domain or no web
     presence. The domain-cascade filter comes first: with no domain, the web, WHOIS, e-mail,
     trust and street-view WARNs are not counted (they only echo the missing domain). No
-    domain = the domain tile found none (N/A); no web presence = the web tile found no live
-    site (N/A or FAIL). Three columns over a row's <check>_status columns.
+    domain = the domain check ran and found none (N/A); no web presence = the web check ran
+    and found no live site (N/A or FAIL). A live check that did not run ("Not run: ..."
+    reasons) is unknown, not negative (CONTRACT decision 18): until the live checks run,
+    WARN_CLUSTER does not fire. Three columns over a row's <check>_status and _reason columns.
 #}
+
+{% macro found_no_domain() -%}
+    (domain_status = 'N/A' and coalesce(domain_reason, '') not like 'Not run%')
+{%- endmacro %}
+
+{% macro found_no_web_presence() -%}
+    (web_presence_status in ('N/A', 'FAIL') and coalesce(web_presence_reason, '') not like 'Not run%')
+{%- endmacro %}
 {% macro warn_cluster_cascade() -%}
     {{ return(['domain', 'web_presence', 'email', 'trust', 'street_view']) }}
 {%- endmacro %}
@@ -83,13 +93,13 @@
 {% macro warn_cluster_columns() -%}
     {%- set cascade_excluded = bvs.warn_cluster_cascade() %}
     {%- set warn_counted = bvs.check_ids() | reject('in', cascade_excluded) | list %}
-    domain_status = 'N/A' as has_no_domain,
-    web_presence_status in ('N/A', 'FAIL') as has_no_web_presence,
+    {{ bvs.found_no_domain() }} as has_no_domain,
+    {{ bvs.found_no_web_presence() }} as has_no_web_presence,
     (
         {%- for check_id in warn_counted %}
         case when {{ check_id }}_status = 'WARN' then 1 else 0 end +
         {%- endfor %}
-        case when domain_status = 'N/A' then 0 else (
+        case when {{ bvs.found_no_domain() }} then 0 else (
             {%- for check_id in cascade_excluded %}
             case when {{ check_id }}_status = 'WARN' then 1 else 0 end{% if not loop.last %} +{% endif %}
             {%- endfor %}

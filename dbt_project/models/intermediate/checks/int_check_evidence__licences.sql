@@ -65,6 +65,8 @@ final as (
         end) as expired_within_12_months_count,
         sum(case when status in ('SUSPENDED', 'CANCELLED') then 1 else 0 end)
             as suspended_cancelled_count,
+        sum(case when is_correct_trade and status in ('SUSPENDED', 'CANCELLED') then 1 else 0 end)
+            as suspended_cancelled_correct_count,
         sum(case when status in ('ACTIVE', 'CONDITIONAL') then 1 else 0 end) as in_force_count,
         sum(case when is_correct_trade and status in ('ACTIVE', 'CONDITIONAL') then 1 else 0 end)
             as in_force_correct_count,

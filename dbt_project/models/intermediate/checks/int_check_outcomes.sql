@@ -140,6 +140,17 @@ squeeze as (
 
 ),
 
+-- The states a loaded licence register covers (seed licence_registers: QBCC QLD, NSW Fair
+-- Trading NSW, VBA VIC, SA CBS SA).
+licence_coverage as (
+
+    select distinct licence_registers.state
+    from {{ ref('licence_registers') }} as licence_registers
+    inner join (select distinct register from {{ ref('stg_licences__licences') }}) as loaded
+        on licence_registers.register = loaded.register
+
+),
+
 -- One row: per check, whether its data is loaded and which sources are missing.
 check_data as (
 
@@ -190,17 +201,24 @@ outcomes as (
         {{ bvs.check_rule('address', bvs.address_rules('entities')) }},
 
         -- Licence status --------------------------------------------------------------
-        -- The best licence decides (CONTRACT decision 4); trades from seed anzsic_trades.
+        -- The best licence of the entity's trade decides (CONTRACT decision 4): active, then
+        -- conditional, then suspended or cancelled, then expired within 12 months; trades
+        -- from seed anzsic_trades. A trades entity in a state no loaded licence register
+        -- covers is N/A, not "no licence found" (decision 17; seed licence_registers).
         {{ bvs.check_rule('licence', [
             ("licences.active_correct_count > 0", "Active licence of correct class => PASS"),
-            ("licences.suspended_cancelled_count > 0", "Suspended or cancelled licence => FAIL"),
-            ("licences.conditional_correct_count > 0 or licences.expired_within_12_months_count > 0", "Expired within 12 months, or conditional licence => WARN"),
+            ("licences.conditional_correct_count > 0", "Expired within 12 months, or conditional licence => WARN"),
+            ("licences.suspended_cancelled_correct_count > 0", "Suspended or cancelled licence => FAIL"),
+            ("licences.expired_within_12_months_count > 0", "Expired within 12 months, or conditional licence => WARN"),
+            ("industry.trade is not null and licence_coverage.state is null", "No licence register covers the entity's state => N/A (decided)"),
             ("industry.trade is not null", "Construction or trades entity with no licence found => WARN"),
             ("industry.abn is not null", "Non-trades industry => N/A"),
             ("true", "No industry code on record (industry unknown) => N/A (decided)"),
         ], detail=bvs.json_object([
             ('anzsic_code', 'industry.anzsic_code'),
             ('trade', 'industry.trade'),
+            ('state', 'entities.state'),
+            ('state_covered', 'licence_coverage.state is not null'),
             ('licences', 'cast(licences.licences as json)'),
         ])) }},
 
@@ -397,6 +415,7 @@ outcomes as (
         coalesce(licences.in_force_count, 0) as licences_in_force_count,
         coalesce(licences.in_force_correct_count, 0) as licences_in_force_correct_count,
         coalesce(licences.suspended_cancelled_count, 0) as licences_suspended_cancelled_count,
+        coalesce(licences.suspended_cancelled_correct_count, 0) as licences_suspended_cancelled_correct_count,
         licences.licences as licence_records,
         coalesce(adverse.conduct_active_high_critical_count, 0) as conduct_active_high_critical_count,
         coalesce(adverse.conduct_24_month_count, 0) as conduct_24_month_count,
@@ -419,6 +438,7 @@ outcomes as (
     left join adverse on entities.abn = adverse.abn
     left join industry on entities.abn = industry.abn
     left join licences on entities.abn = licences.abn
+    left join licence_coverage on entities.state = licence_coverage.state
     left join advisers on entities.abn = advisers.abn
     left join banned on entities.abn = banned.abn
     left join fs_licences on entities.abn = fs_licences.abn

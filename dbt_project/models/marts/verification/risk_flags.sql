@@ -80,11 +80,14 @@ fired as (
 
     union all
 
-    -- LICENCE_SUSPENDED_ACTIVE: a suspended or cancelled licence and no licence in force.
+    -- LICENCE_SUSPENDED_ACTIVE: a suspended or cancelled licence and no active alternative:
+    -- both of the entity's trade (its licensed trade; for an entity of no licensed trade,
+    -- any licence), as the licence tile reads them, so the flag fires exactly where that
+    -- tile FAILs on a suspended or cancelled licence.
     select abn, 'LICENCE_SUSPENDED_ACTIVE', licence_records
     from outcomes
-    where licences_suspended_cancelled_count > 0
-        and licences_in_force_count = 0
+    where licences_suspended_cancelled_correct_count > 0
+        and licences_in_force_correct_count = 0
 
     union all
 
