@@ -975,10 +975,12 @@ def _persons(b: Builder) -> None:
         b.officeholder(ent.acn, person)
         return ent, person
 
-    def liquidator(ent: Ent, name: str, k: int = 0) -> dict[str, str]:
+    def liquidator(ent: Ent, name: str, k: int = 0, status: str = "Registered",
+                   start: dt.date | None = None) -> dict[str, str]:  # fmt: skip
         number = f"9P{ent.j:05d}{k}"
         b.row("liquidators", REGISTER_NAME="Registered Liquidators", LIQ_NUM=number, LIQ_NAME=name,
-              LIQ_START_DT=b.months(90), LIQ_STATUS="Registered", LIQ_ADD_LOCAL="BRISBANE",
+              LIQ_START_DT=start or b.months(90), LIQ_STATUS=status,
+              LIQ_SUSP_DT=b.months(2) if status == "Suspended" else "", LIQ_ADD_LOCAL="BRISBANE",
               LIQ_ADD_STATE="QLD", LIQ_ADD_PCODE="4000", LIQ_ADD_COUNTRY="AUSTRALIA",
               LIQ_FIRM=f"{b.word()} INSOLVENCY")  # fmt: skip
         return {"liquidator_number": number}
@@ -999,6 +1001,16 @@ def _persons(b: Builder) -> None:
     b.case("liquidator_linked/same-surname-other-given-name", ent, s + " (another person)",
            not_flags=("LIQUIDATOR_LINKED",),
            non_matches=[match(t, liquidator(ent, other.given_first()))])  # fmt: skip
+    # "registered" means registered on the as-of date (issue 19): the name still matches a
+    # cancelled or suspended registration, or one starting after the as-of date
+    for status, start, label in (("Cancelled", None, "cancelled"), ("Suspended", None, "suspended"),
+                                 ("Registered", b.ahead(30), "registered-after-as-of")):  # fmt: skip
+        ent, person = with_director()
+        b.case(f"liquidator_linked/{label}", ent,
+               s + f" (the matching registration is {label.replace('-', ' ')}: not registered)",
+               not_flags=("LIQUIDATOR_LINKED",),
+               matches=[match(t, liquidator(ent, person.given_first(), status=status, start=start),
+                              "director_name")])  # fmt: skip
     ent = b.company()
     person = b.officer()
     b.officeholder(ent.acn, person, ceased=b.months(6))
@@ -1122,6 +1134,34 @@ def _persons(b: Builder) -> None:
            "Active ban or disqualification => FAIL (a current director is a disqualified person)",
            "banned_disqualified", "FAIL",
            matches=[match(t, banned(person.surname_first(), "Disq. Director", b.ahead(900)), "director_name")])  # fmt: skip
+
+    # A prohibition is read from the banned and disqualified persons register (a
+    # financial-services banning naming the adviser), not only from a status word (issue 19):
+    # these advisers' own register rows say "Not Registered", as real ones do
+    t = "match_financial_advisers"
+    for label, kind, end, outcome, row in (
+        ("afs-banning", "AFS Banned & Disqualified", None, "FAIL",
+         "Prohibition order active => FAIL (an AFS banning in the banned persons register)"),
+        ("securities-banning", "Banned Securities", b.ahead(400), "FAIL",
+         "Prohibition order active => FAIL (a securities banning, in force until next year)"),
+        ("credit-banning", "Credit Banned & Disqualified", None, "WARN",
+         "Ceased or Not Registered => WARN (a credit banning is no financial-advice prohibition)"),
+        ("afs-banning-ended", "AFS Banned & Disqualified", b.months(3), "WARN",
+         "Ceased or Not Registered => WARN (the AFS banning ended before the as-of date)"),
+    ):  # fmt: skip
+        ent = b.individual()
+        assert ent.person is not None
+        officer = Officer(*ent.person, None)
+        banned(officer.surname_first(), kind, end)
+        b.case(f"financial_advisers/{label}", ent, row, "financial_advisers", outcome,
+               matches=[match(t, adviser(ent, officer.given_first(), ent.abn, ceased=True), "abn")])  # fmt: skip
+    ent, person = with_director()
+    banned(person.surname_first(), "AFS Banned & Disqualified", None)
+    b.case("financial_adviser_banned/director-banned-in-banning-register", ent,
+           "FINANCIAL_ADVISER_BANNED: A director matches by name a financial-adviser register "
+           "entry with banned=true (banned: an AFS banning names the adviser)",
+           flags=("FINANCIAL_ADVISER_BANNED",),
+           matches=[match(t, adviser(ent, person.given_first(), "", ceased=True), "director_name")])  # fmt: skip
 
 
 def _financial_services(b: Builder) -> None:

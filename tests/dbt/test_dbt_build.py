@@ -449,6 +449,7 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         ("intermediate", "int_activist__campaigns_matched", "BASE TABLE"),
         ("intermediate", "int_activist__pattern_elements", "VIEW"),
         ("intermediate", "int_check_evidence__adverse", "VIEW"),
+        ("intermediate", "int_check_evidence__adviser_bans", "VIEW"),
         ("intermediate", "int_check_evidence__banned_disqualified", "VIEW"),
         ("intermediate", "int_check_evidence__business_names", "VIEW"),
         ("intermediate", "int_check_evidence__charities", "VIEW"),

@@ -1,5 +1,8 @@
 -- Per ABN: its current directors who are registered liquidators (LIQUIDATOR_LINKED, SPEC
 -- 2.4), and its current PPSR registrations as grantor (Shape B ppsr.registrations).
+-- "Registered" is the register's own status on the as-of date: LIQ_STATUS 'Registered' and
+-- registered by then. A cancelled or suspended registration, or one that starts later, is
+-- in match_liquidators (the name matches) but links nothing here.
 
 with
 
@@ -41,6 +44,8 @@ liquidator_links as (
     inner join liquidators
         on liquidator_matches.liquidator_number = liquidators.liquidator_number
     where liquidator_matches.method = 'director_name'
+        and upper(liquidators.status) = 'REGISTERED'
+        and (liquidators.start_date is null or liquidators.start_date <= {{ bvs.as_of_date() }})
     group by liquidator_matches.abn
 
 ),
