@@ -82,6 +82,9 @@ class VerifyResponse(Open):
     snapshot_id: str
 
 
+SignalName = Literal["short_interest", "days_to_cover", "momentum", "volume_ratio"]
+
+
 class SqueezeTicker(Open):
     ticker: str = Field(examples=["PLS"])
     market: str
@@ -91,6 +94,15 @@ class SqueezeTicker(Open):
     days_to_cover: float | None = None
     momentum: float | None = None
     volume_ratio: float | None = None
+    signals_used: list[SignalName] = Field(
+        default_factory=list,
+        description="the signals the score is made of; the others are in missing_signals",
+    )
+    score_ceiling: float | None = Field(
+        None,
+        description="the highest score those signals can claim: 100 with all four; 85, 69.9"
+        " and 39.9 with three, two and one (not the tier four could not reach)",
+    )
     updated_at: str | None = None
     notice: str = Field(
         description="the score describes current conditions and is not predictive (SPEC 2.6)"
@@ -102,6 +114,9 @@ class SqueezeSignal(Open):
     market: str
     squeeze_score: float | None = None
     signal_tier: str | None = None
+    signals_used: list[SignalName] = Field(
+        default_factory=list, description="the signals the score is made of"
+    )
     updated_at: str | None = None
 
 

@@ -36,6 +36,11 @@ def _updated_at(day: dt.date | None) -> str | None:
     return None if day is None else f"{day.isoformat()}T00:00:00Z"
 
 
+def _names(listed: str | None) -> list[str]:
+    """A comma-separated list of a mart (``signals_used``) as a list; none: empty."""
+    return listed.split(", ") if listed else []
+
+
 def squeeze_ticker(con: duckdb.DuckDBPyConnection, ticker: str) -> dict[str, Any]:
     """One instrument's latest Squeeze Score (SPEC 4.2, ticker form)."""
     symbol = ticker.strip().upper().replace("/", "")
@@ -64,6 +69,8 @@ def squeeze_ticker(con: duckdb.DuckDBPyConnection, ticker: str) -> dict[str, Any
             "volume_ratio": row["volume_ratio_signal"],
         },
         "missing_signals": row["missing_signals"].split(", ") if row["missing_signals"] else [],
+        "signals_used": _names(row["signals_used"]),
+        "score_ceiling": row["score_ceiling"],
         "short_interest_as_of": None
         if row["short_interest_as_of"] is None
         else row["short_interest_as_of"].isoformat(),
@@ -116,6 +123,7 @@ def squeeze_list(
                 "days_to_cover": r["days_to_cover"],
                 "momentum": r["momentum"],
                 "volume_ratio": r["volume_ratio"],
+                "signals_used": _names(r["signals_used"]),
                 "updated_at": _updated_at(r["score_date"]),
             }
             for r in rows

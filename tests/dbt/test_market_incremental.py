@@ -2,13 +2,16 @@
 gives what a whole recompute gives (macros/market/incremental.sql).
 
 Real landing files, the real loader and the real dbt: six weeks of prices and short
-positions for two ASX products, then a new day, a version 002 of an older day, a build with
-nothing new, and a day's file taken away again.
+positions for two ASX products, and three months of a crypto pair with its positioning (its
+signals scaled on its own trailing year, read back from the days a build keeps), then a new
+day, a version 002 of an older day, a build with nothing new, and a day's file taken away
+again.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 from pathlib import Path
 
 import duckdb
@@ -30,6 +33,8 @@ SOURCES_READ = (
 SQUEEZE = "int_squeeze__inputs squeeze_scores squeeze_latest"
 DAYS = [d for d in (dt.date(2026, 9, 1) + dt.timedelta(n) for n in range(60)) if d.weekday() < 5]
 FIRST, CORRECTED, NEW = DAYS[:30], DAYS[24], DAYS[30]
+# the crypto pair trades every day for six weeks before, then on the ASX days
+CRYPTO_DAYS = [dt.date(2026, 7, 20) + dt.timedelta(n) for n in range(43)] + DAYS
 SHORT_HEADER = "Product,Product Code,Reported Short Positions,Total Product in Issue,% of Total Product in Issue Reported as Short Positions\r\n"  # noqa: E501
 
 
@@ -44,6 +49,24 @@ def _price_day(landing: Path, day: dt.date) -> Path:
     ]
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def _crypto_day(landing: Path, day: dt.date) -> None:
+    """CCC's price (a wave, its volume too) and its short share of open interest."""
+    n = CRYPTO_DAYS.index(day)
+    price = landing / "prices" / "crypto" / f"{day:%Y%m%d}.txt"
+    price.parent.mkdir(parents=True, exist_ok=True)
+    close = 10 + 2 * math.sin(n / 4) + 0.05 * n
+    volume = int(1000 + 400 * math.cos(n / 3))
+    price.write_text(
+        f"CCC,{day:%Y%m%d},{close:.4f},{close + 1:.4f},{close - 1:.4f},{close:.4f},{volume}\n"
+    )
+    share = landing / "positioning" / f"crypto_{day:%Y%m%d}.csv"
+    share.parent.mkdir(parents=True, exist_ok=True)
+    share.write_text(
+        "date,symbol,short_interest_pct,source\n"
+        f"{day.isoformat()},CCC,{45 + 8 * math.sin(n / 6):.2f},exchange-aggregate\n"
+    )
 
 
 def _short_day(landing: Path, day: dt.date, aaa_pct: float, version: str = "001") -> Path:
@@ -88,11 +111,13 @@ def _scores(settings: Settings) -> list[tuple]:
 
 
 def _builds(settings: Settings) -> list[dict]:
+    """The builds of the ASX rows."""
     return query(
         settings.warehouse,
         "select built_at, recomputed_from, min(trade_date) as first_day,"
         " max(trade_date) as last_day, count(*) as rows"
-        " from intermediate.int_squeeze__inputs group by all order by built_at",
+        " from intermediate.int_squeeze__inputs where market = 'asx'"
+        " group by all order by built_at",
     )
 
 
@@ -103,6 +128,8 @@ def built(settings: Settings, tmp_path: Path) -> tuple[Settings, Path]:
     for n, day in enumerate(FIRST):
         _price_day(landing, day)
         _short_day(landing, day, aaa_pct=2.0 + 0.1 * n)
+    for day in CRYPTO_DAYS[: CRYPTO_DAYS.index(FIRST[-1]) + 1]:
+        _crypto_day(landing, day)
     _load(settings)
     work = tmp_path / "dbt"
     work.mkdir()
@@ -124,6 +151,7 @@ def test_a_new_day_and_a_correction_rebuild_from_the_correction_only(
     _price_day(settings.landing_dir, NEW)
     _short_day(settings.landing_dir, NEW, aaa_pct=5.0)
     _short_day(settings.landing_dir, CORRECTED, aaa_pct=9.99, version="002")
+    _crypto_day(settings.landing_dir, NEW)
     _load(settings)
     _build(settings, work, NEW)
 
@@ -140,18 +168,26 @@ def test_a_new_day_and_a_correction_rebuild_from_the_correction_only(
     ) == [{"short_interest_pct": 9.99}]
     latest = query(
         settings.warehouse,
-        "select ticker, score_date, previous_score_date from marts.squeeze_latest order by ticker",
+        "select ticker, score_date, previous_score_date from marts.squeeze_latest"
+        " where market = 'asx' order by ticker",
     )
     assert [(r["score_date"], r["previous_score_date"]) for r in latest] == [
         (NEW, FIRST[-1]),
         (NEW, FIRST[-1]),
     ]
 
+    # the crypto pair's rescored days were scaled on their trailing year
+    assert query(
+        settings.warehouse,
+        "select signals_used from marts.squeeze_scores where ticker = 'CCC'"
+        f" and score_date >= '{CORRECTED}' group by all",
+    ) == [{"signals_used": "short_interest, momentum, volume_ratio"}]
+
     # the same warehouse recomputed whole gives the same scores
     incremental = _scores(settings)
     _build(settings, work, NEW, "--full-refresh")
     assert _scores(settings) == incremental
-    assert len(incremental) == 2 * (len(FIRST) + 1)
+    assert sum(row[0] == "asx" for row in incremental) == 2 * (len(FIRST) + 1)
 
 
 def test_nothing_new_rewrites_nothing_and_a_day_whose_file_is_gone_leaves_the_scores(

@@ -175,9 +175,10 @@
 {%- endmacro %}
 
 {#  squeeze_scores: the earliest day int_squeeze__inputs recomputed since this model's last
-    build (none: nothing; 'all': it was rebuilt whole, or this model has no build yet). #}
+    build (none: nothing; 'all': it was rebuilt whole, or this model has no build yet, or a
+    build of a release that scaled crypto and forex otherwise: one without signals_used). #}
 {% macro squeeze_rescore_from() -%}
-    {%- if not bvs.builds_on_itself('built_at') -%}
+    {%- if not bvs.builds_on_itself('built_at') or not bvs.builds_on_itself('signals_used') -%}
         {{ return('all') }}
     {%- endif -%}
     {%- set found = run_query(

@@ -407,6 +407,7 @@ outcomes as (
         ], detail=bvs.json_object([
             ('asx_code', 'asx.asx_code'), ('score', 'squeeze.score'), ('score_date', 'squeeze.score_date'),
             ('signal_tier', 'squeeze.signal_tier'), ('missing_signals', 'squeeze.missing_signals'),
+            ('signals_used', 'squeeze.signals_used'),
         ])) }},
 
         -- Facts the risk flags and the verify response read ---------------------------

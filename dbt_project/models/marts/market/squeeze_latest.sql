@@ -62,6 +62,6 @@ final as (
 select
     market, ticker, score_date, is_core, close, volume, short_interest_pct, short_interest_as_of,
     days_to_cover, momentum, volume_ratio, short_interest_signal, days_to_cover_signal,
-    momentum_signal, volume_ratio_signal, signals_available, missing_signals, score, tier,
-    signal_tier, previous_score, previous_score_date
+    momentum_signal, volume_ratio_signal, signals_available, missing_signals, signals_used,
+    score_ceiling, score, tier, signal_tier, previous_score, previous_score_date
 from final
