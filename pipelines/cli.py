@@ -223,6 +223,13 @@ def cmd_viper(args: argparse.Namespace, settings: Settings) -> int:
     )
 
 
+def cmd_activist(args: argparse.Namespace, settings: Settings) -> int:
+    """An activist entity's profile (SPEC 2.7), from the snapshot."""
+    from pipelines.serving.market import activist
+
+    return _print_from_snapshot(settings, lambda con: activist(con, args.activist_id))
+
+
 def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     """The home-page search over legal, business and trading names (SPEC 4.4)."""
     from pipelines.serving.search import search
@@ -644,6 +651,10 @@ def build_parser() -> argparse.ArgumentParser:
     viper.add_argument("--name", help="company name (or part of it)")
     viper.add_argument("--abn", help="the target's ABN")
     viper.set_defaults(func=cmd_viper)
+
+    profile = sub.add_parser("activist", help="an activist entity's profile, as JSON")
+    profile.add_argument("activist_id", help="the activist's id (a viper answer's activist_id)")
+    profile.set_defaults(func=cmd_activist)
 
     search = sub.add_parser("search", help="search legal, business and trading names, as JSON")
     search.add_argument("query", help="a name or some of its words")

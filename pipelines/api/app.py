@@ -32,7 +32,14 @@ from pipelines.serving import notices
 from pipelines.serving import search as search_limits
 from pipelines.serving.ledgers import MAX_PAGE as MAX_LEDGER_PAGE
 from pipelines.serving.ledgers import LedgerNotFound, ledger_changes, ledger_page, list_ledgers
-from pipelines.serving.market import MARKETS, MAX_LIMIT, TIERS, squeeze_list, squeeze_ticker
+from pipelines.serving.market import (
+    MARKETS,
+    MAX_LIMIT,
+    TIERS,
+    activist,
+    squeeze_list,
+    squeeze_ticker,
+)
 from pipelines.serving.market import viper as viper_result
 from pipelines.serving.network import MAX_ABNS, network
 from pipelines.serving.search import search
@@ -450,7 +457,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         tags=["viper"],
         summary="Activist short-seller pattern for a ticker",
         description=notices.DECISION_SUPPORT,
-        responses={200: {"model": models.ViperResponse}, **errors},
+        responses={200: {"model": models.ViperResponse}, **errors, **not_found},
     )
     def viper_one(
         auth: Admitted,
@@ -465,7 +472,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         tags=["viper"],
         summary="Activist short-seller pattern by ticker, company name or ABN",
         description=notices.DECISION_SUPPORT,
-        responses={200: {"model": models.ViperResponse}, **errors},
+        responses={200: {"model": models.ViperResponse}, **errors, **not_found},
     )
     def viper_query(
         auth: Admitted,
@@ -476,6 +483,27 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         snap = served()
         with snap.cursor() as cur:
             return guarded(lambda: viper_result(cur, ticker=ticker, name=name, abn=abn))
+
+    @app.get(
+        f"{API_PREFIX}/activists/{{activist_id}}",
+        tags=["viper"],
+        summary="An activist entity's profile: integrity index, campaigns, regulatory status",
+        description=notices.DECISION_SUPPORT,
+        responses={200: {"model": models.ActivistResponse}, **errors, **not_found},
+    )
+    def activist_profile(
+        auth: Admitted,
+        activist_id: Annotated[
+            str,
+            Path(
+                description="the activist's id, as in a viper answer's activist_id",
+                examples=["viceroy-research"],
+            ),
+        ],
+    ) -> Response:
+        snap = served()
+        with snap.cursor() as cur:
+            return guarded(lambda: activist(cur, activist_id))
 
     # ---------------------------------------------------------------- search and network
 

@@ -83,14 +83,27 @@ class VerifyResponse(Open):
 
 
 SignalName = Literal["short_interest", "days_to_cover", "momentum", "volume_ratio"]
+SignalTier = Literal["extreme", "high", "medium", "low"]
+SHORT_INTEREST_DOC = (
+    "a percent (1.92 = 1.92 %); of what, short_interest_unit says: percent_of_shares_on_issue"
+    " (ASX, ASIC short positions), percent_of_open_interest (crypto),"
+    " percent_of_open_interest_non_commercial (forex)"
+)
+ShortInterestUnit = Literal[
+    "percent_of_shares_on_issue",
+    "percent_of_open_interest",
+    "percent_of_open_interest_non_commercial",
+]
+TIER_DOC = "extreme (above 85), high (70-85), medium (40-69), low (below 40); null without a score"
 
 
 class SqueezeTicker(Open):
     ticker: str = Field(examples=["PLS"])
     market: str
     score: float | None = None
-    signal_tier: str | None = None
-    short_interest: float | None = None
+    signal_tier: SignalTier | None = Field(default=None, description=TIER_DOC)
+    short_interest: float | None = Field(default=None, description=SHORT_INTEREST_DOC)
+    short_interest_unit: ShortInterestUnit
     days_to_cover: float | None = None
     momentum: float | None = None
     volume_ratio: float | None = None
@@ -113,7 +126,9 @@ class SqueezeSignal(Open):
     ticker: str
     market: str
     squeeze_score: float | None = None
-    signal_tier: str | None = None
+    signal_tier: SignalTier | None = Field(default=None, description=TIER_DOC)
+    short_interest: float | None = Field(default=None, description=SHORT_INTEREST_DOC)
+    short_interest_unit: ShortInterestUnit
     signals_used: list[SignalName] = Field(
         default_factory=list, description="the signals the score is made of"
     )
@@ -125,6 +140,57 @@ class SqueezeList(Open):
     notice: str
 
 
+class IntegrityComponents(Open):
+    accuracy_rate: float | None = Field(
+        default=None, description="SUBSTANTIATED 1, PARTLY 0.5, REFUTED 0 over decided campaigns"
+    )
+    decided_campaigns: int
+    settlement_rate: float | None = Field(
+        default=None, description="share of campaigns with a known settlement that settled"
+    )
+    settlement_known_campaigns: int
+    campaigns_per_year: float | None = None
+    frequency_score: float | None = Field(
+        default=None, description="campaigns a year / 4, at most 1"
+    )
+
+
+class ActivistEntity(Open):
+    activist_id: str = Field(examples=["viceroy-research"])
+    activist: str
+    profile: str = Field(description="path of the entity profile, /api/robot/activists/{id}")
+    is_tracked: bool = Field(description="two or more documented campaigns (SPEC 2.7)")
+    campaign_count: int
+    integrity_index: float | None = Field(
+        default=None,
+        description="100 x (0.6 accuracy + 0.25 settlement + 0.15 frequency); a part without"
+        " data is left out and the others' weights used in proportion",
+    )
+    integrity_components: IntegrityComponents
+    regulatory_status: None = Field(
+        default=None, description="always null: no register of it is loaded"
+    )
+    regulatory_status_note: str
+
+
+class Campaign(Open):
+    campaign_id: str
+    activist_id: str
+    activist: str
+    activist_profile: str
+    report_date: str | None = None
+    allegation_type: str | None = None
+    is_live: bool
+    pattern_match_score: float | None = Field(
+        default=None, description="25 per pattern element present; live campaigns only"
+    )
+    pattern_match_reason: str | None = Field(
+        default=None, description="why pattern_match_score is null; null when it is not"
+    )
+    pattern_elements_present: int | None = None
+    pattern_evidence: dict[str, Any] | None = None
+
+
 class ViperResponse(Open):
     query: str
     current_risk_score: float | None = None
@@ -132,8 +198,19 @@ class ViperResponse(Open):
     active_campaign_count: int | None = None
     historical_campaign_count: int | None = None
     pattern_match_score: float | None = None
-    campaigns: list[dict[str, Any]]
-    activists: list[dict[str, Any]]
+    pattern_match_reason: str | None = Field(
+        default=None, description="why pattern_match_score is null; null when it is not"
+    )
+    campaigns: list[Campaign]
+    activists: list[ActivistEntity]
+    notice: str
+
+
+class ActivistResponse(ActivistEntity):
+    live_campaign_count: int
+    first_report_date: str | None = None
+    latest_report_date: str | None = None
+    campaigns: list[Campaign]
     notice: str
 
 

@@ -183,6 +183,9 @@ def test_cache_true_serves_the_rendered_result_and_false_renders_again(
         (f"{BASE}/squeeze", {"market": "moon"}, 400, "market"),
         (f"{BASE}/squeeze", {"tier": "hot"}, 400, "tier"),
         (f"{BASE}/squeeze/NOSUCH", {}, 404, "no squeeze score"),
+        (f"{BASE}/viper/ZZZZ", {}, 404, "no asx-listed instrument"),
+        (f"{BASE}/viper", {"ticker": "ZZZZ"}, 404, "no asx-listed instrument"),
+        (f"{BASE}/activists/no-such-activist", {}, 404, "no activist"),
         (f"{BASE}/search", {"q": "   "}, 400, "empty"),
         (f"{BASE}/search", {"q": "acme", "limit": 101}, 400, "limit"),
         (f"{BASE}/search", {}, 400, "q"),
@@ -374,6 +377,61 @@ def test_squeeze_viper_alerts_and_health(
     assert "not investment advice" in viper["notice"]
     alerts = api.get(f"{BASE}/alerts", key)
     assert alerts.json() == {"alerts": [], "next_cursor": 0}
+
+
+def test_squeeze_answers_share_one_tier_vocabulary_and_state_units(
+    api: Api, abns: dict[str, str]
+) -> None:
+    key = api.key("enterprise")
+    units = {
+        "asx": "percent_of_shares_on_issue",
+        "crypto": "percent_of_open_interest",
+        "forex": "percent_of_open_interest_non_commercial",
+    }
+    for ticker in (abns["ticker"], "BTC", "AUDUSD"):
+        one = api.get(f"{BASE}/squeeze/{ticker}", key).json()
+        assert "tier" not in one
+        assert one["signal_tier"] in {"extreme", "high", "medium", "low"}
+        assert one["short_interest_unit"] == units[one["market"]]
+    for mkt in units:
+        signals = api.get(f"{BASE}/squeeze", key, market=mkt, limit=500).json()["signals"]
+        assert signals and {s["short_interest_unit"] for s in signals} == {units[mkt]}
+        assert {s["signal_tier"] for s in signals} <= {"extreme", "high", "medium", "low"}
+    single = api.get(f"{BASE}/squeeze/{abns['ticker']}", key).json()
+    (same,) = [
+        s
+        for s in api.get(f"{BASE}/squeeze", key, market="asx", limit=500).json()["signals"]
+        if s["ticker"] == abns["ticker"]
+    ]
+    assert same["signal_tier"] == single["signal_tier"]
+
+
+def test_viper_links_to_activist_profiles_and_says_why_a_score_is_null(
+    api: Api, abns: dict[str, str], pipeline_world: dict
+) -> None:
+    key = api.key("enterprise")
+    (live,) = [m for m in pipeline_world["planted"]["market"] if m["kind"] == "live_campaign"]
+    viper = api.get(f"{BASE}/viper/{live['ticker']}", key).json()
+    assert viper["pattern_match_reason"] is None
+    (entity, *_) = viper["activists"]
+    assert entity["profile"] == f"{BASE}/activists/{entity['activist_id']}"
+    profile = api.get(entity["profile"], key)
+    assert profile.status_code == 200, profile.text
+    body = profile.json()
+    assert body["activist"] == entity["activist"]
+    assert body["integrity_index"] == entity["integrity_index"]
+    assert set(body["integrity_components"]) >= {
+        "accuracy_rate", "settlement_rate", "campaigns_per_year", "frequency_score",
+    }  # fmt: skip
+    assert live["campaign_id"] in {c["campaign_id"] for c in body["campaigns"]}
+    assert body["regulatory_status"] is None and "no register" in body["regulatory_status_note"]
+    # a documented landmark campaign, long decided: no score, and the answer says why
+    real = api.get(f"{BASE}/viper/TWE", key).json()
+    assert real["pattern_match_score"] is None and real["pattern_match_reason"]
+    assert all(c["pattern_match_reason"] for c in real["campaigns"])
+    # a listed product without campaigns is a zero answer, not a 404
+    plain = api.get(f"{BASE}/viper/{abns['ticker']}", key)
+    assert plain.status_code == 200
     health = api.session.get(f"{api.url}/health", timeout=10)
     assert health.status_code == 200 and health.json()["status"] == "ok"
     assert "X-RateLimit-Limit" not in health.headers
@@ -472,7 +530,7 @@ def test_openapi_document_lists_every_endpoint_with_errors(api: Api) -> None:
     assert {
         f"{BASE}/verify/{{abn}}", f"{BASE}/verify", f"{BASE}/squeeze/{{ticker}}",
         f"{BASE}/squeeze", f"{BASE}/viper/{{ticker}}", f"{BASE}/viper", f"{BASE}/search",
-        f"{BASE}/network", f"{BASE}/alerts", "/health",
+        f"{BASE}/network", f"{BASE}/alerts", f"{BASE}/activists/{{activist_id}}", "/health",
     } <= paths  # fmt: skip
     verify_get = doc["paths"][f"{BASE}/verify/{{abn}}"]["get"]
     assert {"200", "400", "401", "403", "404", "429"} <= set(verify_get["responses"])

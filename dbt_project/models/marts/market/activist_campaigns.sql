@@ -1,7 +1,8 @@
 -- The activist campaign database (SPEC 2.7): every documented campaign with its target
 -- (ticker, ABN), outcome, and the four pattern elements with their evidence. The pattern
 -- match score (0-100, 25 per element present) is given for live campaigns (a report in the
--- last 30 days whose outcome is not known), the ones a watch or the viper check acts on.
+-- last 30 days whose outcome is not known), the ones a watch or the viper check acts on;
+-- as_of_date is the date "live" was counted from, so a reader can say why a score is null.
 
 with
 
@@ -21,6 +22,7 @@ final as (
 
     select
         campaigns.campaign_id,
+        {{ bvs.activist_id('campaigns.activist') }} as activist_id,
         campaigns.activist,
         campaigns.target_name,
         campaigns.target_ticker,
@@ -39,6 +41,7 @@ final as (
         elements.has_positioning,
         elements.has_price_move,
         case when campaigns.is_live then elements.pattern_points end as pattern_match_score,
+        {{ bvs.as_of_date() }} as as_of_date,
         {{ bvs.json_object([
             ('publication', 'cast(' ~ bvs.json_object([
                 ('present', 'elements.has_publication'), ('report_date', 'campaigns.report_date'),

@@ -1,5 +1,6 @@
--- Activist entities (SPEC 2.7): an activist is tracked once it has two or more documented
--- campaigns. Integrity index, 0-100 (docs/market.md):
+-- Activist entities (SPEC 2.7), one row per activist_id (the name's stable id, macro
+-- activist_id; the key of GET /api/robot/activists/{id}): an activist is tracked once it has
+-- two or more documented campaigns. Integrity index, 0-100 (docs/market.md):
 --   accuracy      SUBSTANTIATED 1, PARTLY_SUBSTANTIATED 0.5, REFUTED 0, over the campaigns
 --                 with a known outcome (PENDING and unknown are left out)
 --   settlement    the share of campaigns with a known settlement that the target settled
@@ -20,7 +21,8 @@ campaigns as (
 per_activist as (
 
     select
-        activist,
+        activist_id,
+        min(activist) as activist,
         count(*) as campaign_count,
         sum(case when is_live then 1 else 0 end) as live_campaign_count,
         min(report_date) as first_report_date,
@@ -32,7 +34,7 @@ per_activist as (
         sum(case when settled then 1 else 0 end) as settled_count,
         sum(case when settled is not null then 1 else 0 end) as settlement_known_count
     from campaigns
-    group by activist
+    group by activist_id
 
 ),
 
@@ -53,6 +55,7 @@ rates as (
 final as (
 
     select
+        activist_id,
         activist,
         cast(campaign_count as integer) as campaign_count,
         cast(live_campaign_count as integer) as live_campaign_count,
@@ -60,8 +63,11 @@ final as (
         first_report_date,
         latest_report_date,
         round(accuracy_rate, 3) as accuracy_rate,
+        cast(decided_count as integer) as decided_campaign_count,
         round(settlement_rate, 3) as settlement_rate,
+        cast(settlement_known_count as integer) as settlement_known_count,
         round(campaigns_per_year, 2) as campaigns_per_year,
+        round(least(campaigns_per_year / 4.0, 1.0), 3) as frequency_score,
         round(100.0 * (
             0.6 * coalesce(accuracy_rate, 0) + 0.25 * coalesce(settlement_rate, 0)
             + 0.15 * least(campaigns_per_year / 4.0, 1.0)
