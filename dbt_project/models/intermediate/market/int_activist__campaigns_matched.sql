@@ -11,9 +11,12 @@
 
 with
 
+-- a campaign published after the as-of date does not exist yet on it (CONTRACT: `--as-of`
+-- fixes today): it counts in no tile, viper answer or integrity index
 campaigns as (
 
     select * from {{ ref('stg_activist__campaigns') }}
+    where report_date is null or report_date <= {{ bvs.as_of_date() }}
 
 ),
 

@@ -6,9 +6,12 @@
 
 with
 
+-- the newest score on or before the as-of date: a price or position file dated later has
+-- not happened yet on it (CONTRACT: `--as-of` fixes today)
 scores as (
 
     select * from {{ ref('squeeze_scores') }}
+    where score_date <= {{ bvs.as_of_date() }}
 
 ),
 
