@@ -65,6 +65,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     )
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every end-to-end test in one xdist group: they share the session's pipeline world
+    (`make test` runs two workers, `--dist loadgroup`), built once by the worker that runs
+    them while the other takes the rest of the suite."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.xdist_group("e2e"))
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     landing = config.stash.get(_SAMPLE, None)
     if landing is not None:

@@ -3,7 +3,7 @@ is parsed here, and no asset is built (the register models: ``dbt.py``; the supp
 ledgers': ``defs/ledgers``), so each area imports only what it needs."""
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,20 @@ class BvsTranslator(DagsterDbtTranslator):
 translator = BvsTranslator(settings=DagsterDbtTranslatorSettings(enable_asset_checks=True))
 
 
+class BvsDbtCliResource(DbtCliResource):
+    """The dbt CLI resource without dagster-dbt's in-process handle on the dbt adapter.
+
+    Before each dbt command dagster-dbt imports dbt-core into the run's own process, loads
+    the profile and opens an adapter, about 2.5 s per step, only so that an asset may ask
+    for its columns' metadata or row counts afterwards (`fetch_column_metadata`,
+    `fetch_row_counts`). No asset of this project asks, and the dbt command itself runs in
+    its own process (or the warm dbt) either way; a nightly ledger run is one such step.
+    """
+
+    def _initialize_dbt_core_adapter(self, args: Sequence[str]) -> Any:
+        return None
+
+
 def dbt_resource() -> DbtCliResource:
     # this environment's bvs-dbt: dbt itself, or the warm dbt when BVS_DBT_SERVER names a
     # running one (pipelines/dbt_server.py). sys.executable may be a resolved symlink; the
@@ -57,7 +71,7 @@ def dbt_resource() -> DbtCliResource:
     executable = Path(sys.prefix) / "bin" / "bvs-dbt"
     if not executable.exists():
         executable = Path(sys.prefix) / "bin" / "dbt"
-    return DbtCliResource(
+    return BvsDbtCliResource(
         project_dir=dbt_project,
         profiles_dir=str(DBT_PROJECT_DIR),
         dbt_executable=str(executable) if executable.exists() else "dbt",
