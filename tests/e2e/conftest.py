@@ -3,6 +3,8 @@
 `bvs sample` (seed 11, 3,000 ABNs) lists what it planted in `_sample/planted.json`; the
 planted verification cases become one test each, named by the case id and the SPEC row it
 implements. The `world` fixture copies this landing folder and runs the pipeline on it.
+`make test` runs two workers, and one of them runs every test of this folder, on the one
+pipeline world, while the other takes the rest of the suite (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -63,16 +65,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize(
         "planted_case", cases, ids=[f"{case['id']} | {case['spec']}" for case in cases]
     )
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Every end-to-end test in one xdist group: they share the session's pipeline world
-    (`make test` runs two workers, `--dist loadgroup`), built once by the worker that runs
-    them while the other takes the rest of the suite."""
-    here = Path(__file__).parent
-    for item in items:
-        if here in item.path.parents:
-            item.add_marker(pytest.mark.xdist_group("e2e"))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

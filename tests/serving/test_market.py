@@ -67,17 +67,21 @@ def con(tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
             short_interest_pct double, short_interest_as_of date, days_to_cover double,
             momentum double, volume_ratio double, short_interest_signal double,
             days_to_cover_signal double, momentum_signal double, volume_ratio_signal double,
-            missing_signals varchar, score double, tier varchar, signal_tier varchar)"""
+            missing_signals varchar, score double, tier varchar, signal_tier varchar,
+            signals_used varchar, score_ceiling double)"""
     )
     for mkt, ticker, score, tier, signal_tier, pct in SQUEEZE:
         db.execute(
             "insert into marts.squeeze_latest values"
-            " (?, ?, ?, true, ?, ?, ?, 0.01, 1.5, 40, 30, 52, 17, ?, ?, ?, ?)",
+            " (?, ?, ?, true, ?, ?, ?, 0.01, 1.5, 40, 30, 52, 17, ?, ?, ?, ?, ?, ?)",
             [
                 mkt, ticker, AS_OF, pct, AS_OF if mkt == "asx" else None,
                 3.0 if mkt == "asx" else None,
                 None if mkt == "asx" else "days_to_cover: no short position size for this market",
                 score, tier, signal_tier,
+                "short_interest, days_to_cover, momentum, volume_ratio" if mkt == "asx"
+                else "short_interest, momentum, volume_ratio",
+                100.0 if mkt == "asx" else 85.0,
             ],
         )  # fmt: skip
     db.execute(
