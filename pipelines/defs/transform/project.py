@@ -72,7 +72,8 @@ def dbt_resource() -> DbtCliResource:
     if not executable.exists():
         executable = Path(sys.prefix) / "bin" / "dbt"
     return BvsDbtCliResource(
-        project_dir=dbt_project,
+        # DbtCliResource's own __init__ takes a DbtProject; mypy sees the subclass's fields
+        project_dir=dbt_project,  # type: ignore[arg-type]
         profiles_dir=str(DBT_PROJECT_DIR),
         dbt_executable=str(executable) if executable.exists() else "dbt",
     )
