@@ -27,7 +27,7 @@ from pipelines.ledgers.intake import (
 )
 from pipelines.ledgers.resolve import resolve_names
 from pipelines.ledgers.suppliers import intake_summary, names_to_resolve, supplier_rows
-from pipelines.serving.ledgers import checks_of, supplier_record, suppliers_query
+from pipelines.serving.ledgers import change_record, checks_of, supplier_record, suppliers_query
 from pipelines.settings import Settings
 from pipelines.warehouse.snapshot import current_snapshot
 
@@ -169,15 +169,6 @@ def changes(
             )
             for row in table.to_pylist():
                 yield {
-                    "run_date": run.run_date,
-                    "run_id": run.run_id,
-                    "ledger": name,
-                    "supplier_ref": row["supplier_ref"],
+                    **change_record(row, name, run.run_date, run.run_id),
                     "supplier_key": row["supplier_key"],
-                    "abn": row["abn"],
-                    "kind": row["kind"],
-                    "subject": row["subject"],
-                    "before": row["before_value"],
-                    "after": row["after_value"],
-                    "alert": bool(row["is_alert"]),
                 }

@@ -43,10 +43,8 @@ import pyarrow as pa
 
 from pipelines.identifiers import ABN_WEIGHTS
 
-COLUMNS = (
-    "supplier_ref",
-    "abn",
-    "supplier_name",
+# a row's own fields beyond its identity: what the ledger rules and overrides read
+LEDGER_ROW_FIELDS = (
     "domain",
     "email",
     "phone",
@@ -55,6 +53,7 @@ COLUMNS = (
     "annual_spend_aud",
     "gst_charged",
 )
+COLUMNS = ("supplier_ref", "abn", "supplier_name", *LEDGER_ROW_FIELDS)
 REQUIRED = ("abn", "supplier_name")
 EXTENSIONS = (".csv", ".xlsx")
 

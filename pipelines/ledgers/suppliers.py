@@ -25,7 +25,7 @@ from typing import Any
 
 import polars as pl
 
-from pipelines.ledgers.intake import UNUSABLE_ABN, ParsedLedger
+from pipelines.ledgers.intake import LEDGER_ROW_FIELDS, UNUSABLE_ABN, ParsedLedger
 from pipelines.ledgers.resolve import NameResolution
 
 RESOLUTIONS = ("verified", "resolved_by_name", "needs_review")
@@ -110,13 +110,7 @@ def supplier_rows(
         "abn",
         "abn_given",
         "supplier_name",
-        "domain",
-        "email",
-        "phone",
-        "state",
-        "postcode",
-        "annual_spend_aud",
-        "gst_charged",
+        *LEDGER_ROW_FIELDS,
         "resolution",
         "review_reason",
         "candidates",

@@ -9,25 +9,18 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import duckdb
 
 from pipelines.ledgers import store
+from pipelines.ledgers.intake import LEDGER_ROW_FIELDS
 from pipelines.settings import Settings
 
 RESOLUTIONS = ("verified", "resolved_by_name", "needs_review")
 RISK_LEVELS = ("low", "medium", "high", "critical")
 MAX_PAGE = 500
-LEDGER_ROW_FIELDS = (
-    "domain",
-    "email",
-    "phone",
-    "state",
-    "postcode",
-    "annual_spend_aud",
-    "gst_charged",
-)
 
 
 class LedgerNotFound(LookupError):
@@ -200,6 +193,24 @@ def ledger_page(
     }
 
 
+def change_record(
+    row: Mapping[str, Any], ledger: str, run_date: str, run_id: str
+) -> dict[str, Any]:
+    """One row of a run's changes.parquet as `bvs ledger changes` and the API show it."""
+    return {
+        "run_date": run_date,
+        "run_id": run_id,
+        "ledger": ledger,
+        "supplier_ref": row["supplier_ref"],
+        "abn": row["abn"],
+        "kind": row["kind"],
+        "subject": row["subject"],
+        "before": row["before_value"],
+        "after": row["after_value"],
+        "alert": bool(row["is_alert"]),
+    }
+
+
 def ledger_changes(
     settings: Settings,
     customer: str,
@@ -234,18 +245,7 @@ def ledger_changes(
             for values in cursor.fetchall():
                 row = dict(zip(names, values, strict=True))
                 changes.append(
-                    {
-                        "run_date": row["run_date"].isoformat(),
-                        "run_id": row["run_id"],
-                        "ledger": ledger,
-                        "supplier_ref": row["supplier_ref"],
-                        "abn": row["abn"],
-                        "kind": row["kind"],
-                        "subject": row["subject"],
-                        "before": row["before_value"],
-                        "after": row["after_value"],
-                        "alert": bool(row["is_alert"]),
-                    }
+                    change_record(row, ledger, row["run_date"].isoformat(), row["run_id"])
                 )
         finally:
             con.close()
