@@ -74,6 +74,7 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     import dagster as dg
 
     from pipelines.definitions import defs
+    from pipelines.defs.instance import quick_event_log
     from pipelines.defs.jobs import PIPELINE
     from pipelines.defs.ledgers.assets import ledger_assets
     from pipelines.defs.resources import BvsResource
@@ -101,18 +102,19 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     print(f"bvs run: as of {as_of}, {len(selected)} assets, warehouse {settings.warehouse}")
     if interactive(sys.stderr, settings.progress):  # live progress from inside the steps
         os.environ[TERMINAL_FD] = str(os.dup(sys.stderr.fileno()))
-    result = dg.materialize(
-        assets,
-        selection=selection,
-        instance=dg.DagsterInstance.get(),
-        resources={
-            "bvs": BvsResource(data_dir=str(settings.data_dir), as_of=as_of.isoformat()),
-            "dbt": dbt_resource(),
-        },
-        raise_on_error=False,
-        run_config={"loggers": {"console": {"config": {"log_level": args.log_level}}}},
-        tags={"bvs/as_of": as_of.isoformat(), "bvs/trigger": "cli"},
-    )
+    with quick_event_log():
+        result = dg.materialize(
+            assets,
+            selection=selection,
+            instance=dg.DagsterInstance.get(),
+            resources={
+                "bvs": BvsResource(data_dir=str(settings.data_dir), as_of=as_of.isoformat()),
+                "dbt": dbt_resource(),
+            },
+            raise_on_error=False,
+            run_config={"loggers": {"console": {"config": {"log_level": args.log_level}}}},
+            tags={"bvs/as_of": as_of.isoformat(), "bvs/trigger": "cli"},
+        )
     materialized = {
         event.asset_key.to_user_string()
         for event in result.get_asset_materialization_events()
@@ -441,11 +443,12 @@ def _ledger_run(args: argparse.Namespace, settings: Settings) -> int:
     if not pending:
         return 0
     ensure_dagster_home()
-    apply_dbt_env(settings)
-    prepare_manifest(settings)
+    apply_dbt_env(settings.for_ledger_runs())
+    prepare_manifest(settings.for_ledger_runs())  # the ledger runs' profile: its own parse
 
     import dagster as dg
 
+    from pipelines.defs.instance import quick_event_log
     from pipelines.defs.ledgers.assets import ledger_assets
     from pipelines.defs.ledgers.partitions import CUSTOMERS, partition_key
     from pipelines.defs.resources import BvsResource
@@ -459,7 +462,8 @@ def _ledger_run(args: argparse.Namespace, settings: Settings) -> int:
     for customer in pending:
         result_file = result_path(settings, customer)
         result_file.unlink(missing_ok=True)
-        with _stdout_to_stderr():  # stdout carries the JSON lines alone
+        # stdout carries the JSON lines alone
+        with _stdout_to_stderr(), quick_event_log():
             result = dg.materialize(
                 ledger_assets,
                 partition_key=partition_key(customer, as_of.isoformat()),

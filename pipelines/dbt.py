@@ -6,7 +6,10 @@ Kept free of Dagster so they are unit-tested without running dbt.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,20 +17,45 @@ from pathlib import Path
 from pipelines.settings import Settings
 
 AS_OF_ENV = "BVS_AS_OF"  # "today" for dbt's age and recency rules (macros/as_of_date.sql)
+# dbt reads its partial parse from here (dbt's own flag): one file per profile, below
+PARTIAL_PARSE_ENV = "DBT_PARTIAL_PARSE_FILE_PATH"
 
 
 def manifest_path(settings: Settings) -> Path:
     return settings.dbt_project_dir / "target" / "manifest.json"
 
 
-def dbt_env(settings: Settings) -> dict[str, str]:
-    """Variables profiles.yml reads; identical at parse and run so partial parsing holds."""
+def _profile_env(settings: Settings) -> dict[str, str]:
+    """The variables profiles.yml reads."""
     return {
         "BVS_WAREHOUSE": str(settings.warehouse),
         "BVS_DUCKDB_MEMORY_LIMIT": settings.duckdb_memory_limit,
         "BVS_DUCKDB_TEMP_LIMIT": settings.duckdb_temp_limit,
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
     }
+
+
+def partial_parse_path(settings: Settings) -> Path:
+    """The partial parse dbt reuses for this profile.
+
+    dbt throws its partial parse away when the profile's connection differs from the one it
+    was parsed with (a warehouse path, a memory limit), and parses the whole project again:
+    about 5 s before each command. Every data folder (a deployment's, a test's, a benchmark's)
+    has its own warehouse, so each profile keeps its own file, named by a hash of the
+    profile's variables, and never spoils another's."""
+    profile = json.dumps(_profile_env(settings), sort_keys=True).encode()
+    key = hashlib.sha256(profile).hexdigest()[:16]
+    return settings.dbt_project_dir / "target" / "partial_parse" / f"{key}.msgpack"
+
+
+def dbt_env(settings: Settings) -> dict[str, str]:
+    """Variables dbt reads; the profile's identical at parse and run so partial parsing
+    holds, and this profile's partial parse once :func:`prepare_manifest` has written it
+    (dbt refuses a flag naming a missing file)."""
+    env = {**_profile_env(settings), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    partial = partial_parse_path(settings)
+    if partial.exists():
+        env[PARTIAL_PARSE_ENV] = str(partial)
+    return env
 
 
 def apply_dbt_env(settings: Settings, as_of: dt.date | None = None) -> None:
@@ -51,36 +79,61 @@ def _dbt_executable() -> str:
     return str(candidate) if candidate.exists() else "dbt"
 
 
-def prepare_manifest(settings: Settings, *, force: bool = False) -> Path:
-    """Run ``dbt parse`` when the manifest is missing or older than the project's files."""
-    manifest = manifest_path(settings)
-    if not force and manifest.exists():
-        newest = max(
-            p.stat().st_mtime
-            for p in settings.dbt_project_dir.rglob("*")
-            if p.is_file()
-            and p.suffix in {".sql", ".yml", ".yaml", ".csv"}
-            and "target" not in p.parts
-            and "logs" not in p.parts
-        )
-        if manifest.stat().st_mtime >= newest:
-            return manifest
-    env = {**os.environ, **dbt_env(settings)}
-    completed = subprocess.run(
-        [
-            _dbt_executable(),
-            "parse",
-            "--project-dir",
-            str(settings.dbt_project_dir),
-            "--profiles-dir",
-            str(settings.dbt_project_dir),
-            "--quiet",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
+def _newest_project_file(settings: Settings) -> float:
+    return max(
+        p.stat().st_mtime
+        for p in settings.dbt_project_dir.rglob("*")
+        if p.is_file()
+        and p.suffix in {".sql", ".yml", ".yaml", ".csv"}
+        and "target" not in p.parts
+        and "logs" not in p.parts
     )
-    if completed.returncode != 0:
-        raise RuntimeError(f"dbt parse failed:\n{completed.stdout}\n{completed.stderr}")
+
+
+def prepare_manifest(settings: Settings, *, force: bool = False) -> Path:
+    """Run ``dbt parse`` when the manifest, or this profile's partial parse, is missing or
+    older than the project's files.
+
+    The parse writes to a scratch target and its results are moved into place by rename, so
+    a process loading the manifest meanwhile (another run, Dagster's code server) never
+    reads half a file."""
+    manifest = manifest_path(settings)
+    partial = partial_parse_path(settings)
+    if not force and manifest.exists() and partial.exists():
+        newest = _newest_project_file(settings)
+        if min(manifest.stat().st_mtime, partial.stat().st_mtime) >= newest:
+            return manifest
+    target = manifest.parent
+    scratch = target / f"parse-{os.getpid()}"
+    env = {**os.environ, **dbt_env(settings)}
+    if not partial.exists():
+        env.pop(PARTIAL_PARSE_ENV, None)  # set by an earlier command of this process
+    try:
+        completed = subprocess.run(
+            [
+                _dbt_executable(),
+                "parse",
+                "--project-dir",
+                str(settings.dbt_project_dir),
+                "--profiles-dir",
+                str(settings.dbt_project_dir),
+                "--target-path",
+                str(scratch),
+                "--quiet",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if completed.returncode != 0:
+            raise RuntimeError(f"dbt parse failed:\n{completed.stdout}\n{completed.stderr}")
+        partial.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(scratch / "partial_parse.msgpack", scratch / "partial_parse.copy")
+        os.replace(scratch / "partial_parse.copy", partial)
+        # dagster-dbt copies target/partial_parse.msgpack into each command's own target
+        os.replace(scratch / "partial_parse.msgpack", target / "partial_parse.msgpack")
+        os.replace(scratch / "manifest.json", manifest)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     return manifest

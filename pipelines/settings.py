@@ -70,6 +70,10 @@ class Settings(BaseSettings):
     # changes and the ledger file it read. Not rebuildable from landing files, so it lives
     # outside the warehouse and the serving snapshots. Default <data_dir>/ledgers.
     ledger_dir: Path | None = Field(default=None)
+    # DuckDB's memory for a nightly ledger run (its inputs, dbt models and history), instead
+    # of duckdb_memory_limit: a run's joins spill to disk beyond it, so a night of ten
+    # ledgers needs no more memory than a night of one (docs/ledgers.md, "Speed").
+    ledger_memory_limit: str = Field(default="2GB")
     # Progress lines on a terminal; quiet when not a TTY or when CI is set.
     progress: bool | None = Field(default=None)
 
@@ -96,6 +100,10 @@ class Settings(BaseSettings):
     @property
     def state_database_url(self) -> str:
         return self.state_url or f"sqlite:///{self.state_dir / 'bvs.sqlite'}"
+
+    def for_ledger_runs(self) -> Settings:
+        """These settings with DuckDB bounded to ``ledger_memory_limit``."""
+        return self.model_copy(update={"duckdb_memory_limit": self.ledger_memory_limit})
 
 
 def get_settings(**overrides: object) -> Settings:

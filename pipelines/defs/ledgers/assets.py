@@ -23,7 +23,7 @@ from pipelines.ledgers.run import (
 from pipelines.warehouse.connection import warehouse
 
 from ..resources import POOL, BvsResource
-from ..transform.project import dbt_project, translator
+from ..transform.project import dbt_project, stream_and_tidy, translator
 from .partitions import ledger_partitions
 
 GROUP = "ledgers"
@@ -68,7 +68,7 @@ def ledger_inputs(
     context: dg.AssetExecutionContext, bvs: BvsResource
 ) -> Iterator[dg.MaterializeResult]:
     customer, run_date = _partition(context)
-    settings = bvs.settings()
+    settings = bvs.settings().for_ledger_runs()
     with warehouse(settings) as con:
         plan = prepare_run(settings, con, customer, run_date)
     context.log.info(
@@ -100,8 +100,9 @@ def ledger_dbt_models(
     context: dg.AssetExecutionContext, dbt: DbtCliResource, bvs: BvsResource
 ) -> Iterator[Any]:
     _customer, run_date = _partition(context)
-    apply_dbt_env(bvs.settings(), as_of=run_date)  # the ledger rows are decided as of the run date
-    yield from dbt.cli(["build"], context=context).stream()
+    # the ledger rows are decided as of the run date, DuckDB within the ledger runs' memory
+    apply_dbt_env(bvs.settings().for_ledger_runs(), as_of=run_date)
+    yield from stream_and_tidy(dbt.cli(["build"], context=context))
 
 
 LEDGER_MART_KEYS = [key for key in ledger_dbt_models.keys if key.path[-1].startswith("ledger_")]
@@ -128,7 +129,7 @@ LEDGER_MART_KEYS = [key for key in ledger_dbt_models.keys if key.path[-1].starts
 )
 def ledger_history(context: dg.AssetExecutionContext, bvs: BvsResource) -> Iterator[Any]:
     customer, run_date = _partition(context)
-    settings = bvs.settings()
+    settings = bvs.settings().for_ledger_runs()
     plan = RunPlan.from_json(plan_path(settings, customer).read_text())
     if plan.run_date != run_date.isoformat() or plan.customer != customer:
         raise dg.Failure(

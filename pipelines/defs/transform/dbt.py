@@ -9,7 +9,7 @@ from dagster_dbt import DbtCliResource, dbt_assets
 from pipelines.dbt import apply_dbt_env, build_args
 
 from ..resources import POOL, BvsResource
-from .project import dbt_project, dbt_resource, translator
+from .project import dbt_project, dbt_resource, stream_and_tidy, translator
 
 __all__ = ["dbt_models", "dbt_project", "dbt_resource", "translator"]
 
@@ -26,4 +26,4 @@ def dbt_models(
 ) -> Iterator[Any]:
     settings = bvs.settings()
     apply_dbt_env(settings, as_of=bvs.as_of_date())
-    yield from dbt.cli(build_args(), context=context).stream()
+    yield from stream_and_tidy(dbt.cli(build_args(), context=context))

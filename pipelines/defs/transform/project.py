@@ -2,8 +2,9 @@
 is parsed here, and no asset is built (the register models: ``dbt.py``; the supplier
 ledgers': ``defs/ledgers``), so each area imports only what it needs."""
 
+import shutil
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import dagster as dg
 from dagster_dbt import (
     DagsterDbtTranslator,
     DagsterDbtTranslatorSettings,
+    DbtCliInvocation,
     DbtCliResource,
     DbtProject,
 )
@@ -77,3 +79,16 @@ def dbt_resource() -> DbtCliResource:
         profiles_dir=str(DBT_PROJECT_DIR),
         dbt_executable=str(executable) if executable.exists() else "dbt",
     )
+
+
+def stream_and_tidy(invocation: DbtCliInvocation) -> Iterator[Any]:
+    """A dbt command's Dagster events; then its own target folder is removed.
+
+    dagster-dbt gives every command a folder of its own under ``dbt_project/target``
+    (manifest, compiled SQL, run results: about 8 MB), and leaves it: a nightly ledger run
+    per customer filled gigabytes within weeks. Once the events are streamed nothing reads
+    it again. A command that fails keeps its folder (dbt's log and compiled SQL, to see
+    why)."""
+    yield from invocation.stream()
+    # dbt ran in the project folder: a relative target path is relative to it
+    shutil.rmtree(Path(invocation.project_dir) / invocation.target_path, ignore_errors=True)
