@@ -94,7 +94,9 @@ def get_json(
             verify=verify_arg(ca_bundle),
             stream=True,
         )
-    except (requests.Timeout, requests.ConnectionError) as error:
+    except requests.Timeout as error:
+        raise Transient(f"{provider}: no answer within {timeout:g} s") from error
+    except requests.ConnectionError as error:
         raise Transient(f"{provider}: {type(error).__name__}") from error
     with response:
         if response.status_code == 429 or (

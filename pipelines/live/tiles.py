@@ -129,11 +129,15 @@ def domain_tile(f: Findings, as_of: dt.date) -> Tile:
     abn_registered = f.facts.abn_registered
     detail["registered"] = registered.isoformat()
     detail["abn_registered"] = abn_registered.isoformat() if abn_registered else None
-    if abn_registered is not None and registered > abn_registered:
-        return tile("Registered after the ABN registration date => FAIL", detail)
+    # SPEC 3.3 lists the rows by age; "Registered after the ABN registration date => FAIL"
+    # is read as the parenthetical of the under-6-months row ("WARN (FAIL if registered after
+    # the ABN)"): applied to every age it would fail nearly every business whose website is
+    # younger than its ABN (decided, docs/live-checks.md).
     if registered > months_before(as_of, 3):
         return tile("Age under 3 months => FAIL", detail)
     if registered > months_before(as_of, 6):
+        if abn_registered is not None and registered > abn_registered:
+            return tile("Age under 6 months, registered after the ABN registration date => FAIL", detail)
         return tile("Age under 6 months => WARN", detail)
     dmarc, spf = f.dns.dmarc is not None, f.dns.spf is not None
     if registered <= months_before(as_of, 24):

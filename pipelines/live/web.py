@@ -193,8 +193,11 @@ def fetch(
     except RefusedAddress as refused:
         found.refused = str(refused)
         return found
-    errors = []
+    errors: list[str] = []
+    first: SiteFindings | None = None
     for scheme, port in (("https", https_port), ("http", http_port)):
+        if first is not None and first.live:
+            break
         host, url, hops = domain, f"{scheme}://{domain}/", 0
         address = addresses[0]
         try:
@@ -222,18 +225,21 @@ def fetch(
                     body = response.raw.read(MAX_BODY, decode_content=True)
                     encoding = response.encoding or "utf-8"
                     html = body.decode(encoding, "replace")
-                    found.status = response.status_code
-                    found.final_url = url
-                    found.redirects = hops
-                    found.https = scheme == "https"
-                    found.live = 200 <= response.status_code < 300
-                    if found.live:
-                        found.__dict__.update(classify_page(html, nameservers))
-                    return found
+                    answer = SiteFindings(domain, status=response.status_code, final_url=url,
+                                          redirects=hops, https=scheme == "https")  # fmt: skip
+                    answer.live = 200 <= response.status_code < 300
+                    if answer.live:
+                        answer.__dict__.update(classify_page(html, nameservers))
+                    # HTTPS that does not answer 2xx: the HTTP site may still be live
+                    if first is None or answer.live:
+                        first = answer
+                    break
         except RefusedAddress as refused:
             found.refused = str(refused)
             return found
         except (requests.RequestException, ValueError, OSError) as error:
             errors.append(f"{scheme}: {type(error).__name__}")
+    if first is not None:
+        return first
     found.error = "; ".join(errors)
     return found
