@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from pipelines.live.config import Endpoint, LiveConfig, Secret
 from pipelines.live.checker import LiveChecker
+from pipelines.live.config import Endpoint, LiveConfig, Secret
 from tests.live.servers import DnsServer, Site, WebServer, WebWorld, Zone
 
 AS_OF = dt.date(2026, 11, 1)
