@@ -25,6 +25,7 @@ EXPECTED_KEYS = [
     "intermediate/int_check_evidence__industry",
     "intermediate/int_check_evidence__insolvency",
     "intermediate/int_check_evidence__licences",
+    "intermediate/int_check_evidence__live",
     "intermediate/int_check_evidence__people",
     "intermediate/int_check_evidence__phoenix",
     "intermediate/int_check_evidence__registers",
@@ -71,6 +72,7 @@ EXPECTED_KEYS = [
     "ledgers/stg_ledgers__snapshot_risk_flags",
     "ledgers/stg_ledgers__snapshot_verifications",
     "ledgers/stg_ledgers__suppliers",
+    "live/tiles",
     "marts/activist_campaigns",
     "marts/activist_entities",
     "marts/checks",
@@ -176,6 +178,7 @@ EXPECTED_KEYS = [
     "staging/stg_gazette__notices",
     "staging/stg_industry__abn_industry",
     "staging/stg_licences__licences",
+    "staging/stg_live__tiles",
     "staging/stg_meta__source_loads",
     "staging/stg_positioning__short_interest",
     "staging/stg_ppsr__registrations",
@@ -230,6 +233,7 @@ def test_groups_show_the_layers() -> None:
         "marts": "marts",
         "serving": "publish",
         "ledgers": "ledgers",
+        "live": "live",
     }
 
 
