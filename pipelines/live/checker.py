@@ -207,11 +207,19 @@ class LiveChecker:
         except (Unavailable, RateLimited):
             return None
 
-    def site(self, domain: str, nameservers: list[str], fresh: bool = False) -> SiteFindings:
+    def site(self, domain: str, found: DnsFindings | None, fresh: bool = False) -> SiteFindings:
+        """The site at ``domain``; ``found`` (its DNS lookup) gives the addresses and name
+        servers, so only a redirect to another host is resolved again."""
         c = self.config
+
+        def resolve(host: str) -> list[str] | None:
+            if found is not None and host == domain:
+                return found.addresses if found.exists else None
+            return self._resolve(host)
+
         return self._cached(
             "web", domain,
-            lambda: web.fetch(domain, self._resolve, nameservers=nameservers, timeout=c.http_timeout,
+            lambda: web.fetch(domain, resolve, nameservers=found.ns if found else [], timeout=c.http_timeout,
                               allow_private=c.allow_private, https_port=c.https_port,
                               http_port=c.http_port, ca_bundle=c.ca_bundle),
             SiteFindings.to_json, SiteFindings.from_json, fresh=fresh,
@@ -250,9 +258,9 @@ class LiveChecker:
                 out[name] = step()
             except Failed as failed:
                 out[name] = {"not_run": failed.reason, "retry_at": failed.retry_at}
-        ns = out["dns"].get("ns", []) if isinstance(out.get("dns"), dict) else []
+        dns_found = DnsFindings.from_json(out["dns"]) if "not_run" not in out["dns"] else None
         try:
-            out["web"] = self.site(domain, ns, fresh).to_json()
+            out["web"] = self.site(domain, dns_found, fresh).to_json()
         except Failed as failed:
             out["web"] = {"not_run": failed.reason, "retry_at": failed.retry_at}
         return out
@@ -269,7 +277,7 @@ class LiveChecker:
             f.candidates = [f.domain]
             try:
                 f.dns = self.dns_lookup(f.domain, fresh)
-                f.site = self.site(f.domain, f.dns.ns, fresh)
+                f.site = self.site(f.domain, f.dns, fresh)
             except Failed as failed:
                 f.web_not_run = f"web lookup of {f.domain} failed ({failed.reason})"
                 return
@@ -282,7 +290,7 @@ class LiveChecker:
                 found = self.dns_lookup(candidate, fresh)
                 if not found.exists:
                     continue
-                site = self.site(candidate, found.ns, fresh)
+                site = self.site(candidate, found, fresh)
             except Failed as failed:
                 f.web_not_run = f"web lookup of {candidate} failed ({failed.reason})"
                 return

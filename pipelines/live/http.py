@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import datetime as dt
 import email.utils
+import ssl
 import threading
 from pathlib import Path
 from typing import Any
 
+import certifi
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3.util.ssl_ import create_urllib3_context
 
 from pipelines.live.throttle import RateLimited, Transient
 
@@ -34,10 +37,35 @@ class PinnedAdapter(HTTPAdapter):
             request, verify, cert
         )
         name = str(request.headers.get("Host") or "").rsplit(":", 1)[0]
-        if host_params["scheme"] == "https" and name:
-            pool_kwargs["server_hostname"] = name
-            pool_kwargs["assert_hostname"] = name
+        if host_params["scheme"] == "https":
+            if name:
+                pool_kwargs["server_hostname"] = name
+                pool_kwargs["assert_hostname"] = name
+            if verify is not False:
+                # one context per trust bundle: loading the bundle for every new connection
+                # (urllib3's way with ``ca_certs``) costs more CPU than the TLS handshake
+                bundle = pool_kwargs.pop("ca_certs", None) or pool_kwargs.pop("ca_cert_dir", None)
+                pool_kwargs["ssl_context"] = tls_context(bundle)
         return host_params, pool_kwargs
+
+
+_contexts: dict[str | None, ssl.SSLContext] = {}
+_contexts_lock = threading.Lock()
+
+
+def tls_context(bundle: str | None) -> ssl.SSLContext:
+    """A verifying TLS context trusting ``bundle`` (default: certifi's), made once."""
+    with _contexts_lock:
+        context = _contexts.get(bundle)
+        if context is None:
+            context = create_urllib3_context()
+            context.verify_mode = ssl.CERT_REQUIRED
+            if bundle and Path(bundle).is_dir():
+                context.load_verify_locations(capath=bundle)
+            else:
+                context.load_verify_locations(cafile=bundle or certifi.where())
+            _contexts[bundle] = context
+        return context
 
 
 _local = threading.local()

@@ -12,6 +12,8 @@ per test module (tests/live/conftest.py) or once per bench run.
 
 from __future__ import annotations
 
+import contextlib
+import heapq
 import json
 import socket
 import socketserver
@@ -38,9 +40,14 @@ class Zone:
     """name -> {type: [rdata text]}; names lower-case without the final dot."""
 
     records: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    # names that exist only as parents of others ("empty non-terminals": NOERROR, no data)
+    parents: set[str] = field(default_factory=set)
 
     def add(self, name: str, rdtype: str, *values: str) -> None:
-        self.records.setdefault(name.lower(), {}).setdefault(rdtype, []).extend(values)
+        name = name.lower()
+        self.records.setdefault(name, {}).setdefault(rdtype, []).extend(values)
+        labels = name.split(".")
+        self.parents.update(".".join(labels[i:]) for i in range(1, len(labels)))
 
     def answer(self, query: dns.message.Message) -> dns.message.Message:
         response = dns.message.make_response(query)
@@ -50,8 +57,7 @@ class Zone:
         rdtype = dns.rdatatype.to_text(question.rdtype)
         found = self.records.get(name)
         if found is None:
-            suffix = "." + name
-            if not any(n.endswith(suffix) for n in self.records):
+            if name not in self.parents:
                 response.set_rcode(dns.rcode.NXDOMAIN)
             return response
         if rdtype in found:
@@ -59,11 +65,6 @@ class Zone:
                 dns.rrset.from_text(question.name, 300, dns.rdataclass.IN, rdtype, *found[rdtype])
             )
         return response
-
-
-class _Udp(socketserver.ThreadingMixIn, socketserver.UDPServer):
-    daemon_threads = True
-    allow_reuse_address = True
 
 
 class _Tcp(socketserver.ThreadingMixIn, socketserver.TCPServer):
@@ -78,12 +79,6 @@ class DnsServer:
         self.queries = 0
         server = self
 
-        class UdpHandler(socketserver.BaseRequestHandler):
-            def handle(self) -> None:
-                data, sock = self.request
-                reply = server._reply(data)
-                if reply:
-                    sock.sendto(reply, self.client_address)
 
         class TcpHandler(socketserver.BaseRequestHandler):
             def handle(self) -> None:
@@ -103,32 +98,76 @@ class DnsServer:
                         self.request.sendall(struct.pack("!H", len(reply)) + reply)
 
         for _ in range(20):
-            udp = _Udp(("127.0.0.1", 0), UdpHandler)
-            port = udp.server_address[1]
+            udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            udp.bind(("127.0.0.1", 0))
+            port = udp.getsockname()[1]
             try:
                 tcp = _Tcp(("127.0.0.1", port), TcpHandler)
             except OSError:
-                udp.server_close()
+                udp.close()
                 continue
             break
         self.udp, self.tcp, self.port = udp, tcp, port
-        for s in (udp, tcp):
-            threading.Thread(target=s.serve_forever, daemon=True).start()
+        self._due: list[tuple[float, int, bytes, Any]] = []
+        self._ready = threading.Condition()
+        self._stopped = False
+        threading.Thread(target=tcp.serve_forever, daemon=True).start()
+        threading.Thread(target=self._receive, daemon=True).start()
+        threading.Thread(target=self._send, daemon=True).start()
 
-    def _reply(self, data: bytes) -> bytes | None:
+    def _receive(self) -> None:
+        """UDP: answer at once, or queue the answer for when its latency has passed (one
+        thread each way, however many queries are waiting)."""
+        seq = 0
+        while not self._stopped:
+            try:
+                data, address = self.udp.recvfrom(4096)
+            except OSError:
+                return
+            reply = self._answer(data)
+            if reply is None:
+                continue
+            if not self.latency:
+                self.udp.sendto(reply, address)
+                continue
+            seq += 1
+            with self._ready:
+                heapq.heappush(self._due, (time.monotonic() + self.latency, seq, reply, address))
+                self._ready.notify()
+
+    def _send(self) -> None:
+        while not self._stopped:
+            with self._ready:
+                while not self._due or self._due[0][0] > time.monotonic():
+                    wait = self._due[0][0] - time.monotonic() if self._due else None
+                    self._ready.wait(wait)
+                    if self._stopped:
+                        return
+                _, _, reply, address = heapq.heappop(self._due)
+            with contextlib.suppress(OSError):
+                self.udp.sendto(reply, address)
+
+    def _answer(self, data: bytes) -> bytes | None:
         try:
             query = dns.message.from_wire(data)
         except Exception:
             return None
         self.queries += 1
-        if self.latency:
-            time.sleep(self.latency)
         return self.zone.answer(query).to_wire()
 
+    def _reply(self, data: bytes) -> bytes | None:
+        reply = self._answer(data)
+        if reply is not None and self.latency:
+            time.sleep(self.latency)
+        return reply
+
     def close(self) -> None:
-        for s in (self.udp, self.tcp):
-            s.shutdown()
-            s.server_close()
+        self._stopped = True
+        with self._ready:
+            self._ready.notify_all()
+        self.tcp.shutdown()
+        self.tcp.server_close()
+        self.udp.close()
 
 
 @dataclass
@@ -172,6 +211,7 @@ class WebServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body leave at once
 
             def log_message(self, *args: Any) -> None:
                 pass
