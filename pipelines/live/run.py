@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import duckdb
+import pyarrow as pa
 
 from pipelines.live.checker import EntityFacts, LiveChecker
 from pipelines.live.tiles import Tile, live_tiles
@@ -43,6 +44,23 @@ def tile_row(abn: str, check_id: str, t: Tile, checked_at: dt.datetime) -> tuple
     if t.rate_limited:
         detail["rate_limited"] = {"retry_at": t.rate_limited}
     return abn, check_id, t.status, t.reason, json.dumps(detail, default=str), checked_at
+
+
+def _insert(con: duckdb.DuckDBPyConnection, rows: list[tuple[str, str, str, str, str, dt.datetime]]) -> None:
+    """One Arrow batch per insert (row-by-row ``executemany`` is slow in DuckDB)."""
+    if not rows:
+        return
+    columns = list(zip(*rows, strict=True))
+    batch = pa.table(
+        [pa.array(columns[i], type=pa.string()) for i in range(5)]
+        + [pa.array(columns[5], type=pa.timestamp("us"))],
+        names=["abn", "check_id", "status", "reason", "detail", "checked_at"],
+    )
+    con.register("live_tiles_batch", batch)
+    try:
+        con.execute("insert into live.tiles__next select * from live_tiles_batch")
+    finally:
+        con.unregister("live_tiles_batch")
 
 
 def check_many(
@@ -89,11 +107,10 @@ def check_and_store(
     for item, tiles in check_many(checker, facts, as_of, deadline=deadline):
         summary.count(tiles)
         batch.extend(tile_row(item.abn, c, t, now) for c, t in tiles.items())
-        if len(batch) >= 5_000:
-            con.executemany("insert into live.tiles__next values (?, ?, ?, ?, ?, ?)", batch)
+        if len(batch) >= 20_000:
+            _insert(con, batch)
             batch.clear()
-    if batch:
-        con.executemany("insert into live.tiles__next values (?, ?, ?, ?, ?, ?)", batch)
+    _insert(con, batch)
     con.execute("begin")
     con.execute("drop table if exists live.tiles")
     con.execute("alter table live.tiles__next rename to tiles")
