@@ -3,7 +3,8 @@
 SPEC 8.4: a result under 24 hours old is used again. A provider's rate-limit answer is kept
 too, until its ``retry_at``: before then the check answers "rate limited" without asking the
 provider again; after it the entry has expired and the next check fetches fresh data.
-One connection per thread (SQLite in WAL mode); writes are single statements.
+One connection shared by every thread behind a lock (SQLite in WAL mode): however many
+checks run at once, the cache's memory is one connection's.
 """
 
 from __future__ import annotations
@@ -32,30 +33,29 @@ class Cache:
         """``path`` None keeps nothing (every lookup is fresh)."""
         self.path = path
         self.ttl = ttl_seconds
-        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._connection: sqlite3.Connection | None = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            con = self._con()
+            con = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
             con.execute("pragma journal_mode=wal")
-            con.execute(SCHEMA)
-
-    def _con(self) -> sqlite3.Connection:
-        con = getattr(self._local, "con", None)
-        if con is None:
-            assert self.path is not None
-            con = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             con.execute("pragma synchronous=normal")
-            self._local.con = con
-        return con
+            con.execute(SCHEMA)
+            self._connection = con
+
+    def _con(self) -> _Locked:
+        assert self._connection is not None
+        return _Locked(self._connection, self._lock)
 
     def get(self, provider: str, key: str, now: float | None = None) -> Any | None:
         """The cached value, or None when absent or expired."""
         if self.path is None:
             return None
-        row = self._con().execute(
+        rows = self._con().execute(
             "select value, expires_at from live_cache where provider = ? and key = ?",
             (provider, key),
-        ).fetchone()
+        )
+        row = rows[0] if rows else None
         if row is None or row[1] <= (time.time() if now is None else now):
             return None
         return json.loads(row[0])
@@ -94,3 +94,14 @@ class Cache:
             self._con().execute(
                 "delete from live_cache where provider = ? and key = ?", (provider, key)
             )
+
+
+class _Locked:
+    """``execute`` on the shared connection under the lock, results fetched inside it."""
+
+    def __init__(self, con: sqlite3.Connection, lock: threading.Lock) -> None:
+        self.con, self.lock = con, lock
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        with self.lock:
+            return self.con.execute(sql, params).fetchall()

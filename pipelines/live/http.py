@@ -49,6 +49,17 @@ class PinnedAdapter(HTTPAdapter):
         return host_params, pool_kwargs
 
 
+    def cert_verify(self, conn: Any, url: str, verify: bool | str, cert: Any) -> None:
+        """Verification stays on, from the pool's shared context: requests would also set
+        the bundle on the pool, which urllib3 then loads into that context on every new
+        connection."""
+        super().cert_verify(conn, url, verify, cert)
+        if url.lower().startswith("https") and verify is not False:
+            conn.cert_reqs = "CERT_REQUIRED"
+            conn.ca_certs = None
+            conn.ca_cert_dir = None
+
+
 _contexts: dict[str | None, ssl.SSLContext] = {}
 _contexts_lock = threading.Lock()
 
@@ -71,12 +82,13 @@ def tls_context(bundle: str | None) -> ssl.SSLContext:
 _local = threading.local()
 
 
-def session(pool: int = 64) -> requests.Session:
-    """One session per thread (requests sessions are not promised thread-safe)."""
+def session() -> requests.Session:
+    """One session per thread (requests sessions are not promised thread-safe), keeping
+    connections to a few hosts (the providers'); sites are fetched with Connection: close."""
     s = getattr(_local, "session", None)
     if s is None:
         s = requests.Session()
-        adapter = PinnedAdapter(pool_connections=pool, pool_maxsize=pool, max_retries=0)
+        adapter = PinnedAdapter(pool_connections=8, pool_maxsize=2, max_retries=0)
         s.mount("https://", adapter)
         s.mount("http://", adapter)
         s.headers["User-Agent"] = USER_AGENT
