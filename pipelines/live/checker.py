@@ -265,7 +265,7 @@ class LiveChecker:
             out["web"] = {"not_run": failed.reason, "retry_at": failed.retry_at}
         return out
 
-    def _find_site(self, f: Findings, fresh: bool) -> None:
+    def _find_site(self, f: Findings, fresh: bool, deadline: float | None = None) -> None:
         facts = f.facts
         if facts.domain:
             try:
@@ -286,6 +286,9 @@ class LiveChecker:
             return
         f.candidates = web.candidates(facts.trading_names, facts.legal_names)
         for candidate in f.candidates:
+            if deadline is not None and time.monotonic() > deadline:
+                f.web_not_run = f"the time for live checks ran out before {candidate} (of {len(f.candidates)} candidates)"
+                return
             try:
                 found = self.dns_lookup(candidate, fresh)
                 if not found.exists:
@@ -315,7 +318,7 @@ class LiveChecker:
             f.off = "the run's live-check budget ran out (BVS_LIVE_BUDGET_SECONDS); checked on the next run"
         if f.off:
             return f
-        self._find_site(f, fresh)
+        self._find_site(f, fresh, deadline)
         if f.domain and not f.refused:
             try:
                 f.dns = f.dns or self.dns_lookup(f.domain, fresh)
