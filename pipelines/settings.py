@@ -9,7 +9,7 @@ import datetime as dt
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -88,11 +88,12 @@ class Settings(BaseSettings):
     # Certificate-transparency search: {domain} is replaced (a crt.sh-style JSON answer).
     live_ct_url: str = Field(default="https://crt.sh/?q=%25.{domain}&output=json")
     # Providers that need a key (JSON objects {"url": ..., "key": ...}); unset: the tile is
-    # N/A "provider not configured". Reviews: a JSON list of {"name", "url", "key"}.
-    live_scam_rating: str | None = Field(default=None)
-    live_review_platforms: str | None = Field(default=None)
-    live_phone_provider: str | None = Field(default=None)
-    live_street_view_provider: str | None = Field(default=None)
+    # N/A "provider not configured". Reviews: a JSON list of {"name", "url", "key"}. Secret:
+    # masked wherever the settings are printed or logged.
+    live_scam_rating: SecretStr | None = Field(default=None)
+    live_review_platforms: SecretStr | None = Field(default=None)
+    live_phone_provider: SecretStr | None = Field(default=None)
+    live_street_view_provider: SecretStr | None = Field(default=None)
     live_http_timeout: float = Field(default=5.0, gt=0)
     live_review_timeout: float = Field(default=6.0, gt=0)  # SPEC 8.7
     live_cache_ttl_hours: float = Field(default=24.0, ge=0)  # SPEC 8.4

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from pydantic import SecretStr
+
 from pipelines.live.throttle import DEFAULT_LIMITS, Limits
 from pipelines.settings import Settings
 
@@ -94,11 +96,15 @@ def parse_resolvers(text: str | None) -> tuple[tuple[str, int], ...]:
     return tuple(out)
 
 
+def _secret(value: SecretStr | None) -> str | None:
+    return value.get_secret_value() if value is not None else None
+
+
 def from_settings(settings: Settings) -> LiveConfig:
     limits = dict(DEFAULT_LIMITS)
     for name, given in json.loads(settings.live_provider_limits or "{}").items():
         limits[name] = replace(limits.get(name, Limits()), **given)
-    reviews = json.loads(settings.live_review_platforms or "[]")
+    reviews = json.loads(_secret(settings.live_review_platforms) or "[]")
     if not isinstance(reviews, list):
         raise ValueError("BVS_LIVE_REVIEW_PLATFORMS must be a JSON list of {name, url, key}")
     return LiveConfig(
@@ -109,12 +115,12 @@ def from_settings(settings: Settings) -> LiveConfig:
         rdap_bootstrap_url=settings.live_rdap_bootstrap_url,
         rdap_au_url=settings.live_rdap_au_url,
         ct_url=settings.live_ct_url,
-        scam_rating=_endpoint("scam_rating", settings.live_scam_rating),
+        scam_rating=_endpoint("scam_rating", _secret(settings.live_scam_rating)),
         review_platforms=tuple(
             e for i, r in enumerate(reviews) if (e := _endpoint(f"review_{i}", json.dumps(r)))
         ),
-        phone=_endpoint("phone_provider", settings.live_phone_provider),
-        street_view=_endpoint("street_view_provider", settings.live_street_view_provider),
+        phone=_endpoint("phone_provider", _secret(settings.live_phone_provider)),
+        street_view=_endpoint("street_view_provider", _secret(settings.live_street_view_provider)),
         http_timeout=settings.live_http_timeout,
         review_timeout=settings.live_review_timeout,
         cache_path=settings.live_cache,

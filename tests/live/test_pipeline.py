@@ -240,3 +240,18 @@ def test_bvs_live_check_prints_what_each_client_found(tmp_path: Path, live_world
     assert found["blocklists"]["clean"] == ["dbl.test", "uri.test"]
     bad = subprocess.run([str(bvs), "live-check", "not a domain"], env=env, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "not a domain name" in json.loads(bad.stdout)["message"]
+
+
+def test_provider_keys_are_never_shown() -> None:
+    """A provider key reaches only the provider's Authorization header: settings and the
+    live config print it masked (logs, errors)."""
+    from pipelines.live.config import from_settings
+
+    settings = get_settings(live_scam_rating='{"url": "https://scam.example/api", "key": "k-123-secret"}',
+                            live_review_platforms='[{"name": "r1", "url": "https://r.example", "key": "r-456-secret"}]')  # fmt: skip
+    config = from_settings(settings)
+    shown = repr(settings) + str(settings.model_dump()) + repr(config)
+    assert "k-123-secret" not in shown and "r-456-secret" not in shown
+    assert config.scam_rating is not None and config.scam_rating.key is not None
+    assert config.scam_rating.key.reveal() == "k-123-secret"
+    assert [e.name for e in config.review_platforms] == ["r1"]
