@@ -29,6 +29,7 @@ from pipelines.live.tiles import Tile, email_domain, live_tiles
 from pipelines.live.web import SiteFindings
 
 T = TypeVar("T")
+PROBE_SECONDS = 60.0  # how long a connectivity probe's answer stands
 
 
 @dataclass
@@ -106,24 +107,26 @@ class LiveChecker:
         self.dns = DnsClient(config.resolvers, config.dns_timeout)
         self.cache = Cache(config.cache_path, config.cache_ttl_seconds)
         self.providers = {name: Provider(name, limits) for name, limits in config.limits.items()}
-        self._offline: str | None | bool = False  # False: not probed yet
+        self._probed: tuple[float, str | None] | None = None  # (when, why offline)
 
     # --- plumbing -----------------------------------------------------------------------
 
     def offline(self) -> str | None:
         """Why no live check can run now (turned off, no network), else None. The probe is
-        one DNS query, asked once per checker: offline, every tile is N/A at once instead of
-        each lookup waiting for its timeout."""
+        one DNS query, asked again after PROBE_SECONDS (a long-lived checker, the API's,
+        sees the network come back): offline, every tile is N/A at once instead of each
+        lookup waiting for its timeout."""
         if not self.config.enabled:
             return "live checks are off (BVS_LIVE_CHECKS=false)"
-        if self._offline is False:
+        now = time.monotonic()
+        if self._probed is None or now - self._probed[0] > PROBE_SECONDS:
             reason = None
             if self.config.probe_name:
                 reason = self.dns.probe(self.config.probe_name)
                 if reason is not None:
                     reason = f"no network: {reason}"
-            self._offline = reason
-        return self._offline if isinstance(self._offline, str) else None
+            self._probed = (now, reason)
+        return self._probed[1]
 
     def _cached(
         self,
