@@ -161,6 +161,8 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.1, help="seconds added to every answer")
     parser.add_argument("--workers", type=int, default=256, help="domains in flight")
     parser.add_argument("--skip-resume", action="store_true")
+    parser.add_argument("--skip-run", action="store_true", help="only the resume check")
+    parser.add_argument("--target-seconds", type=float, default=120.0, help="the run must finish within this")
     args = parser.parse_args()
 
     ctx = mp.get_context("spawn")
@@ -172,14 +174,18 @@ def main() -> None:
         print(f"servers up: {args.domains} domains, {args.latency * 1000:.0f} ms added per answer, "
               f"{args.workers} in flight")  # fmt: skip
 
-        parent.send("cpu")
-        server_cpu0 = parent.recv()
-        result = run_checks(ports, Path(tmp) / "run.sqlite", args.domains, args.workers, progress=True)
-        parent.send("cpu")
-        result["server_cpu_s"] = round(parent.recv() - server_cpu0, 1)
-        print(json.dumps({"run": result}, indent=2))
-        assert result["domains"] == args.domains
-        assert result["wall_s"] < 120, "10,000 domains must finish in under 2 minutes"
+        failures: list[str] = []
+        if not args.skip_run:
+            parent.send("cpu")
+            server_cpu0 = parent.recv()
+            result = run_checks(ports, Path(tmp) / "run.sqlite", args.domains, args.workers, progress=True)
+            parent.send("cpu")
+            result["server_cpu_s"] = round(parent.recv() - server_cpu0, 1)
+            print(json.dumps({"run": result}))
+            if result["domains"] != args.domains:
+                failures.append(f"{result['domains']} of {args.domains} domains checked")
+            if result["wall_s"] >= args.target_seconds:
+                failures.append(f"took {result['wall_s']} s, the target is under {args.target_seconds:g} s")
 
         if not args.skip_resume:
             cache = Path(tmp) / "resume.sqlite"
@@ -203,11 +209,14 @@ def main() -> None:
             print(json.dumps({"resume": {
                 "finished_before_kill": len(finished), "asked_in_second_run": len(asked_again),
                 "repeated": len(repeated), "second_run_wall_s": round(time.monotonic() - started, 1),
-                "second_run_domains": resumed["domains"]}}, indent=2))  # fmt: skip
-            assert not repeated, f"{len(repeated)} finished domains asked again"
-            assert len(asked_again) <= args.domains - len(finished)
+                "second_run_domains": resumed["domains"]}}))  # fmt: skip
+            if repeated:
+                failures.append(f"{len(repeated)} finished domains asked again after the restart")
         parent.send("stop")
         server.join(5)
+    if failures:
+        print("FAILED: " + "; ".join(failures))
+        sys.exit(1)
 
 
 if __name__ == "__main__":
