@@ -49,7 +49,7 @@ class LiveWorld:
             rdap_au_url=f"{self.web.base}/au-rdap/",
             ct_url=f"{self.web.base}/ct?q=%25.{{domain}}",
             scam_rating=Endpoint("scam", f"{self.web.base}/scam", Secret("scam-key-123")),
-            http_timeout=3.0,
+            http_timeout=10.0,  # generous: the shared test machine can be very busy
             cache_path=tmp / "live-cache.sqlite",
             probe_name="probe.test",
             allow_private=True,

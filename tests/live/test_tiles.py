@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -133,7 +134,7 @@ def test_redirects_are_followed_within_the_bound(make_checker: Callable[..., Liv
     site = tiles_for(make_checker(), domain="redirect.com.au")["web_presence"].detail["site"]
     assert site["redirects"] == 1 and site["final_url"] == "https://www.redirect.com.au/home"
     looped = tiles_for(make_checker(), domain="loop.com.au")["web_presence"].detail["site"]
-    assert looped["redirects"] == 5 and looped["live"] is False
+    assert looped["redirects"] == 5 and looped["live"] is False, json.dumps(looped)
 
 
 def test_candidates_trading_names_first_and_the_first_live_non_parked_domain_wins(
