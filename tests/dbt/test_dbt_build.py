@@ -604,7 +604,8 @@ def test_parse_needs_no_warehouse_file(tmp_path: Path) -> None:
     raw = {name: ["raw", name] for name in (t.split(".")[1] for t in RAW_TABLES)}
     meta = {name: ["meta", name] for name in ("loads", "manifest", "raw_tables")}
     ledger_inputs = {name: ["raw", name] for name in INPUT_TABLES}  # a ledger run's inputs
-    assert sources == raw | meta | ledger_inputs
+    live = {"tiles": ["live", "tiles"]}  # the live checks' tiles (asset live/tiles)
+    assert sources == raw | meta | ledger_inputs | live
     assert not warehouse.parent.exists()
 
 
