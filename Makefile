@@ -61,7 +61,7 @@ serve: install ## the read API on http://127.0.0.1:8000 (needs a published snaps
 test: prepare ## the whole test suite (two workers: the end-to-end tests on one, tests/conftest.py)
 	$(BIN)/pytest -n 2 --dist loadscope --durations=25
 
-bench: prepare ## benchmarks (BENCH_RECORDS ABN records, default 2,000,000; phoenix links at 3.5M companies, 5M officeholders; matching 100,000 register names against 20M names; verification at 2M ABNs; market signals for 2,500 products; search at 2M ABNs; network at 3.5M companies; the API at 2M ABNs; supplier ledgers of 100,000 and 1,000,000 suppliers against 20M ABNs)
+bench: prepare ## benchmarks (BENCH_RECORDS ABN records, default 2,000,000; phoenix links at 3.5M companies, 5M officeholders; matching 100,000 register names against 20M names; verification at 2M ABNs; market signals for 2,500 products; search at 2M ABNs; network at 3.5M companies; the API at 2M ABNs; supplier ledgers of 100,000 and 1,000,000 suppliers against 20M ABNs; live checks of 10,000 domains with 100 ms latency)
 	$(BIN)/python tests/benchmarks/bench_ingest.py --records $${BENCH_RECORDS:-2000000}
 	$(BIN)/python tests/benchmarks/bench_phoenix.py --companies $${BENCH_COMPANIES:-3500000} --officeholders $${BENCH_OFFICEHOLDERS:-5000000}
 	$(BIN)/python tests/benchmarks/bench_matching.py --names $${BENCH_NAMES:-20000000} --register-names $${BENCH_REGISTER_NAMES:-100000} --recall-sample 10
@@ -71,6 +71,7 @@ bench: prepare ## benchmarks (BENCH_RECORDS ABN records, default 2,000,000; phoe
 	$(BIN)/python tests/benchmarks/bench_network.py --companies $${BENCH_COMPANIES:-3500000} --officeholders $${BENCH_OFFICEHOLDERS:-5000000}
 	$(BIN)/python tests/benchmarks/bench_api.py --abns $${BENCH_API_ABNS:-2000000}
 	$(BIN)/python tests/benchmarks/bench_ledgers.py --abns $${BENCH_LEDGER_ABNS:-20000000} --suppliers $${BENCH_LEDGER_SUPPLIERS:-100000} --ledgers 10 --repeat 2
+	$(BIN)/python tests/benchmarks/bench_live.py --domains $${BENCH_LIVE_DOMAINS:-10000} --latency 0.1
 
 lint: install ## ruff and mypy
 	$(BIN)/ruff check pipelines tests

@@ -180,7 +180,31 @@ def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
     from pipelines.serving.verify import verify
 
     checks = [c.strip() for c in args.checks.split(",") if c.strip()] if args.checks else None
-    return _print_from_snapshot(settings, lambda con: verify(con, args.abn, checks=checks))
+    if not args.live:
+        return _print_from_snapshot(settings, lambda con: verify(con, args.abn, checks=checks))
+    from pipelines.live.checker import LiveChecker
+    from pipelines.live.config import from_settings
+    from pipelines.serving.live import refresh
+
+    checker = LiveChecker(from_settings(settings))
+    return _print_from_snapshot(
+        settings, lambda con: refresh(con, verify(con, args.abn, checks=checks), checker)
+    )
+
+
+def cmd_live_check(args: argparse.Namespace, settings: Settings) -> int:
+    """What each live-check client finds for one domain (for a person debugging a tile)."""
+    from pipelines.live.checker import LiveChecker
+    from pipelines.live.config import from_settings
+
+    checker = LiveChecker(from_settings(settings))
+    try:
+        found = checker.check_domain(args.domain, fresh=args.fresh)
+    except ValueError as exc:
+        print(json.dumps({"message": str(exc)}))
+        return 2
+    print(json.dumps(found, indent=2, default=str))
+    return 0
 
 
 def _print_from_snapshot(settings: Settings, build: Any) -> int:
@@ -641,7 +665,21 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "--checks", help="comma-separated check ids: narrow the tiles and the score"
     )
+    verify.add_argument(
+        "--live",
+        action="store_true",
+        help="check the live tiles (domain, e-mail, trust, web presence, ...) now, not from the snapshot",
+    )
     verify.set_defaults(func=cmd_verify)
+
+    live_check = sub.add_parser(
+        "live-check", help="what each live-check client finds for one domain, as JSON"
+    )
+    live_check.add_argument("domain", help="a domain name (a URL is accepted)")
+    live_check.add_argument(
+        "--fresh", action="store_true", help="ask the providers again (skip the 24-hour cache)"
+    )
+    live_check.set_defaults(func=cmd_live_check)
 
     squeeze = sub.add_parser("squeeze", help="Squeeze Scores, as JSON (from the snapshot)")
     squeeze.add_argument("ticker", nargs="?", help="ASX ticker, crypto or forex symbol")

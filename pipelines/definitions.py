@@ -10,6 +10,7 @@ from pipelines.defs.ingest.sensors import new_landing_files
 from pipelines.defs.jobs import everything, ledger_nightly, market_daily
 from pipelines.defs.ledgers.assets import ledger_assets
 from pipelines.defs.ledgers.schedules import ledgers_after_publish, nightly_ledger_reverification
+from pipelines.defs.live.assets import live_tiles
 from pipelines.defs.publish.assets import serving_snapshot, watch_alerts
 from pipelines.defs.resources import BvsResource
 from pipelines.defs.transform.dbt import dbt_models, dbt_resource
@@ -41,6 +42,7 @@ defs = dg.Definitions(
         load_log,
         load_manifest,
         raw_tables,
+        live_tiles,
         dbt_models,
         serving_snapshot,
         watch_alerts,

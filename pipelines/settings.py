@@ -9,7 +9,7 @@ import datetime as dt
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -77,6 +77,46 @@ class Settings(BaseSettings):
     # Progress lines on a terminal; quiet when not a TTY or when CI is set.
     progress: bool | None = Field(default=None)
 
+    # Live checks (pipelines/live, docs/live-checks.md): domain age (RDAP), e-mail (MX, SPF,
+    # DMARC), DNS blocklists, web presence, certificate transparency, trust and reviews.
+    live_checks: bool = Field(default=True, description="false: every live tile is N/A 'Not run: live checks are off'")
+    # DNS resolvers as "ip" or "ip:port", comma-separated (default: the system's).
+    live_resolvers: str | None = Field(default=None)
+    live_dns_timeout: float = Field(default=2.0, gt=0)
+    # Domain blocklist zones (DNSBL), comma-separated; answers in 127.255.255.0/24 are the
+    # zone's rate-limit or error codes and never a listing (SPEC 3.3).
+    live_blocklist_zones: str = Field(default="dbl.spamhaus.org,multi.surbl.org,multi.uribl.com")
+    live_rdap_bootstrap_url: str = Field(default="https://data.iana.org/rdap/dns.json")
+    # The .au registry's RDAP service (used for .au names whatever the bootstrap says).
+    live_rdap_au_url: str = Field(default="https://rdap.cctld.au/rdap/")
+    # Certificate-transparency search: {domain} is replaced (a crt.sh-style JSON answer).
+    live_ct_url: str = Field(default="https://crt.sh/?q=%25.{domain}&output=json")
+    # Providers that need a key (JSON objects {"url": ..., "key": ...}); unset: the tile is
+    # N/A "provider not configured". Reviews: a JSON list of {"name", "url", "key"}. Secret:
+    # masked wherever the settings are printed or logged.
+    live_scam_rating: SecretStr | None = Field(default=None)
+    live_review_platforms: SecretStr | None = Field(default=None)
+    live_phone_provider: SecretStr | None = Field(default=None)
+    live_street_view_provider: SecretStr | None = Field(default=None)
+    live_http_timeout: float = Field(default=5.0, gt=0)
+    live_review_timeout: float = Field(default=6.0, gt=0)  # SPEC 8.7
+    live_cache_ttl_hours: float = Field(default=24.0, ge=0)  # SPEC 8.4
+    live_cache_path: Path | None = Field(default=None, description="default <data_dir>/live/cache.sqlite")
+    # Domains checked at once, and per provider: concurrent requests and requests per second.
+    live_workers: int = Field(default=64, ge=1)
+    live_provider_limits: str | None = Field(default=None, description='JSON {"rdap": {"concurrency": 8, "per_second": 10}}')
+    # Before a batch, one DNS query for this name: no answer means no network, and every
+    # live tile is N/A at once instead of each lookup timing out ("" skips the probe).
+    live_probe_name: str = Field(default="iana.org")
+    # Wall-clock budget of one pipeline run's live checks (seconds); what is left is N/A
+    # "Not run" and is checked on the next run (the cache keeps what finished).
+    live_budget_seconds: float = Field(default=600.0, gt=0)
+    # Test settings: connect to private/loopback addresses, web ports, a CA bundle.
+    live_allow_private: bool = Field(default=False)
+    live_https_port: int = Field(default=443, gt=0)
+    live_http_port: int = Field(default=80, gt=0)
+    live_ca_bundle: Path | None = Field(default=None)
+
     @property
     def landing_dir(self) -> Path:
         return self.data_dir / "landing"
@@ -96,6 +136,10 @@ class Settings(BaseSettings):
     @property
     def ledgers_dir(self) -> Path:
         return self.ledger_dir or (self.data_dir / "ledgers")
+
+    @property
+    def live_cache(self) -> Path:
+        return self.live_cache_path or (self.data_dir / "live" / "cache.sqlite")
 
     @property
     def state_database_url(self) -> str:

@@ -52,6 +52,17 @@ def counters_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         os.environ["BVS_COUNTERS_DIR"] = previous
 
 
+@pytest.fixture(scope="session", autouse=True)
+def live_checks_off() -> Iterator[None]:
+    """No test reaches the internet: the live checks are off for the pipelines and commands
+    the tests run (tests/live starts its own DNS and web servers and configures them)."""
+    previous = os.environ.get("BVS_LIVE_CHECKS")
+    os.environ.setdefault("BVS_LIVE_CHECKS", "false")
+    yield
+    if previous is None:
+        os.environ.pop("BVS_LIVE_CHECKS", None)
+
+
 @pytest.fixture
 def evict() -> Callable[..., None]:
     """Takes files out of the page cache (written back first: only clean pages can go).

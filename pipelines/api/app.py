@@ -358,13 +358,53 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
                 verify_cache.popitem(last=False)
         return Response(content=body, media_type="application/json")
 
+    live: list[Any] = []  # the live checker, made on first use (pipelines/live)
+
+    def do_verify_live(
+        auth: tuple[ApiKey, Plan], snap: Served, cur: duckdb.DuckDBPyConnection,
+        abn_text: str, checks: str | None,
+    ) -> Response:  # fmt: skip
+        """``cache=false``: the snapshot's response with its live tiles checked now (SPEC
+        4.1, 2 to 15 seconds; pipelines/serving/live.py). Premium checks that ran count
+        against the plan's quota; over it, their tiles are N/A with the countdown."""
+        from pipelines.live.checker import LiveChecker
+        from pipelines.live.config import from_settings
+        from pipelines.serving.live import refresh
+
+        key, plan = auth
+        abn = parse_abn(abn_text)
+        wanted = [c.strip() for c in checks.split(",") if c.strip()] if checks else None
+        if not live:
+            live.append(LiveChecker(from_settings(settings)))
+        now = clock()
+        response = verify(cur, abn, checks=wanted, now=now, context=snap.context,
+                          lookup=snap.lookup, missing_ok=False)  # fmt: skip
+        response = refresh(cur, response, live[0])
+        limited = gate.premium(key, plan, premium_checks_run(response["checks"]))
+        for check_id, resets in (limited or {}).items():
+            tile = response["checks"].get(check_id)
+            if tile is not None:
+                tile.update(status="N/A", reason="premium check quota used up this month => N/A (rate limited)",
+                            rate_limited={"retry_at": resets.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")})  # fmt: skip
+        response["snapshot_id"] = snap.info.snapshot_id
+        response["cached"] = False
+        return Response(content=_dumps(response), media_type="application/json")
+
     async def verify_response(
         auth: tuple[ApiKey, Plan], abn: str, checks: str | None, cache: bool
     ) -> Response:
         """With the snapshot's verify lookup a response is a few SQLite page reads and
         about 0.1 ms of Python: rendered on the event loop, no thread hand-off and no
-        DuckDB cursor. Without it (an older snapshot) DuckDB answers, in the thread pool."""
+        DuckDB cursor. Without it (an older snapshot) DuckDB answers, in the thread pool.
+        ``cache=false`` with the live checks on refreshes the live tiles, in the pool."""
         snap = served()
+        if not cache and settings.live_checks:
+
+            def with_live_checks() -> Response:
+                with snap.cursor() as cur:
+                    return guarded(lambda: do_verify_live(auth, snap, cur, abn, checks))
+
+            return await run_in_threadpool(with_live_checks)
         if snap.lookup is not None:
             return guarded(lambda: do_verify(auth, snap, None, abn, checks, cache))
 

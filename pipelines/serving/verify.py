@@ -221,6 +221,9 @@ def verify(
             "sources": check.sources,
             "weight": check.weight,
         }
+        if isinstance(detail, dict) and isinstance(detail.get("rate_limited"), dict):
+            # a live check a provider rate limited (pipelines/live): the tile's countdown
+            tile["rate_limited"] = detail["rate_limited"]
         if check_id in limited:
             resets = limited[check_id].astimezone(dt.UTC)
             tile["status"] = "N/A"

@@ -78,6 +78,15 @@ META_DDL = [
     )
     """,
     RAW_TABLES_DDL,
+    # The live checks' tiles (pipelines/live/run.py replaces it each run; dbt source
+    # live.tiles): empty until they first run, every live tile then "Not run".
+    "create schema if not exists live",
+    """
+    create table if not exists live.tiles (
+        abn varchar, check_id varchar, status varchar, reason varchar, detail varchar,
+        checked_at timestamp
+    )
+    """,
 ]
 
 

@@ -308,6 +308,19 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
             "raw.asic__business_names": BUSINESS_NAMES,
         },
     )
+    con = duckdb.connect(str(warehouse))
+    try:  # what the live checks (pipelines/live, asset live/tiles) found for one ABN
+        con.executemany(
+            "insert into live.tiles values (?, ?, ?, ?, ?, timestamp '2026-11-01 00:00:00')",
+            [
+                (TRUST_ABN, "domain", "PASS", "Age 2 years or more, DMARC present, SPF present => PASS",
+                 '{"domain": "trust.example.com.au"}'),
+                (TRUST_ABN, "trust", "N/A", "Not run: a blocklist rate limited us or did not answer (no listing found) => N/A",
+                 '{"rate_limited": {"retry_at": "2026-11-01T01:00:00Z"}}'),
+            ],
+        )  # fmt: skip
+    finally:
+        con.close()
     result = run_dbt("build", warehouse, work)
     assert result.returncode == 0, result.stdout + result.stderr
     return warehouse, work
@@ -351,6 +364,22 @@ def test_no_check_passes_on_data_that_was_never_loaded(built: tuple[Path, Path])
         + "'",
     )
     assert verification == {"assurance_score": None, "risk_level": "low"}
+
+
+def test_live_tiles_come_from_the_live_checks_and_the_rest_say_not_run(built: tuple[Path, Path]) -> None:
+    """Issue 21: the verification models read the live checks' tiles (live.tiles); an ABN
+    they did not run for is N/A "Not run" (CONTRACT decision 18)."""
+    warehouse, _ = built
+    rows = query(warehouse, "select abn, check_id, status, reason, detail from marts.tiles"
+                 " where check_id in ('domain', 'trust', 'email') order by abn, check_id")  # fmt: skip
+    tiles = {(r["abn"], r["check_id"]): r for r in rows}
+    assert tiles[(TRUST_ABN, "domain")]["status"] == "PASS"
+    assert "trust.example.com.au" in tiles[(TRUST_ABN, "domain")]["detail"]
+    assert tiles[(TRUST_ABN, "trust")]["reason"].startswith("Not run: a blocklist rate limited us")
+    assert "retry_at" in tiles[(TRUST_ABN, "trust")]["detail"]
+    assert tiles[(TRUST_ABN, "email")]["reason"].startswith("Not run: MX, SPF and DMARC not checked live")
+    assert tiles[(ACME_ABN, "domain")]["status"] == "N/A"
+    assert tiles[(ACME_ABN, "domain")]["reason"].startswith("Not run: WHOIS/RDAP and DNS not checked live")
 
 
 def test_company_matched_by_asic_number_has_its_asic_status(built: tuple[Path, Path]) -> None:
@@ -459,6 +488,7 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         ("intermediate", "int_check_evidence__industry", "VIEW"),
         ("intermediate", "int_check_evidence__insolvency", "VIEW"),
         ("intermediate", "int_check_evidence__licences", "VIEW"),
+        ("intermediate", "int_check_evidence__live", "VIEW"),
         ("intermediate", "int_check_evidence__people", "VIEW"),
         ("intermediate", "int_check_evidence__phoenix", "VIEW"),
         ("intermediate", "int_check_evidence__registers", "VIEW"),
@@ -539,6 +569,7 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         ("staging", "stg_gazette__notices", "VIEW"),
         ("staging", "stg_industry__abn_industry", "VIEW"),
         ("staging", "stg_licences__licences", "VIEW"),
+        ("staging", "stg_live__tiles", "VIEW"),
         ("staging", "stg_meta__source_loads", "VIEW"),
         ("staging", "stg_positioning__short_interest", "VIEW"),
         ("staging", "stg_ppsr__registrations", "VIEW"),
@@ -573,7 +604,8 @@ def test_parse_needs_no_warehouse_file(tmp_path: Path) -> None:
     raw = {name: ["raw", name] for name in (t.split(".")[1] for t in RAW_TABLES)}
     meta = {name: ["meta", name] for name in ("loads", "manifest", "raw_tables")}
     ledger_inputs = {name: ["raw", name] for name in INPUT_TABLES}  # a ledger run's inputs
-    assert sources == raw | meta | ledger_inputs
+    live = {"tiles": ["live", "tiles"]}  # the live checks' tiles (asset live/tiles)
+    assert sources == raw | meta | ledger_inputs | live
     assert not warehouse.parent.exists()
 
 

@@ -25,6 +25,7 @@ EXPECTED_KEYS = [
     "intermediate/int_check_evidence__industry",
     "intermediate/int_check_evidence__insolvency",
     "intermediate/int_check_evidence__licences",
+    "intermediate/int_check_evidence__live",
     "intermediate/int_check_evidence__people",
     "intermediate/int_check_evidence__phoenix",
     "intermediate/int_check_evidence__registers",
@@ -59,6 +60,7 @@ EXPECTED_KEYS = [
     "ledgers/ledger_changes",
     "ledgers/ledger_supplier_states",
     "ledgers/ledger_verifications",
+    "live/tiles",
     "marts/activist_campaigns",
     "marts/activist_entities",
     "marts/checks",
@@ -164,6 +166,7 @@ EXPECTED_KEYS = [
     "staging/stg_gazette__notices",
     "staging/stg_industry__abn_industry",
     "staging/stg_licences__licences",
+    "staging/stg_live__tiles",
     "staging/stg_meta__source_loads",
     "staging/stg_positioning__short_interest",
     "staging/stg_ppsr__registrations",
@@ -218,6 +221,7 @@ def test_groups_show_the_layers() -> None:
         "marts": "marts",
         "serving": "publish",
         "ledgers": "ledgers",
+        "live": "live",
     }
 
 

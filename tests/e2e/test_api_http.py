@@ -761,3 +761,39 @@ def test_a_corrupt_lookup_record_is_500_without_internals(api: Api, abns: dict[s
     assert message == "internal error; it has been logged"
     if abns["plain"] != abns["flagged"]:
         assert api.get(f"{BASE}/verify/{abns['plain']}", key).status_code == 200
+
+
+def test_cache_false_checks_the_live_tiles_now(published: Path, tmp_path: Path, abns: dict[str, str]) -> None:
+    """SPEC 4.1 ``cache=false`` with the live checks on: the ABN's live tiles are checked at
+    request time (pipelines/serving/live.py). A DNS server of the test's own answers the
+    connectivity probe and knows none of the entity's candidate domains, so the web presence
+    search runs and finds no site: the tiles say so instead of the snapshot's "Not run"."""
+    from tests.live.servers import DnsServer, Zone
+
+    zone = Zone()
+    zone.add("probe.test", "A", "127.0.0.1")
+    dns_server = DnsServer(zone)
+    try:
+        data = data_copy(published, tmp_path / "data")
+        settings = get_settings(
+            data_dir=data, warehouse_path=data / "warehouse.duckdb", live_checks=True,
+            live_resolvers=f"127.0.0.1:{dns_server.port}", live_probe_name="probe.test",
+            live_blocklist_zones="dbl.test",
+        )  # fmt: skip
+        for api in serve(settings, Clock(START)):
+            key = api.key("individual")
+            path = f"{BASE}/verify/{abns['plain']}"
+            cached = api.get(path, key).json()
+            assert cached["checks"]["web_presence"]["reason"].startswith("Not run")
+            started = time.monotonic()
+            live = api.get(f"{path}?cache=false", key).json()
+            assert time.monotonic() - started < 15  # SPEC 4.1: 2 to 15 seconds
+            web = live["checks"]["web_presence"]
+            assert web["reason"] == "No site found across all candidate domains (up to 16 patterns) => FAIL"
+            assert web["detail"]["candidates"] and "checked_live_at" in web
+            assert live["checks"]["domain"]["status"] == "N/A"
+            assert not live["checks"]["domain"]["reason"].startswith("Not run")
+            assert live["domain"] == live["checks"]["domain"]
+            assert dns_server.queries > 1
+    finally:
+        dns_server.close()

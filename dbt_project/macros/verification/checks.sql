@@ -17,21 +17,34 @@
 {%- endmacro %}
 
 {#
-    Checks that need a live lookup or an input the caller supplies: the warehouse never
-    decides them, so every ABN gets N/A with this reason (SPEC 3.3; CONTRACT decision 2).
+    Checks that need a live lookup (pipelines/live, run by the asset live/tiles for ledger
+    suppliers and ABNs with a known domain) or an input the caller supplies: an ABN they
+    did not run for is N/A with this reason (SPEC 3.3; CONTRACT decisions 2 and 18).
 #}
 {% macro live_check_reasons() -%}
+    {%- set not_checked = 'not checked live: the pipeline checks ledger suppliers and ABNs with a known domain (bvs verify --live checks any ABN)' -%}
     {{ return({
-        'domain': 'needs a live WHOIS/RDAP and DNS lookup, not run by the warehouse',
-        'email': 'needs a live MX, SPF and DMARC lookup, not run by the warehouse',
-        'trust': 'needs live blocklist and scam-rating lookups, not run by the warehouse',
-        'web_presence': 'needs a live web lookup, not run by the warehouse',
+        'domain': 'WHOIS/RDAP and DNS ' ~ not_checked,
+        'email': 'MX, SPF and DMARC ' ~ not_checked,
+        'trust': 'blocklists and scam rating ' ~ not_checked,
+        'web_presence': 'web presence ' ~ not_checked,
         'address': 'needs an invoice address to compare with the register (CONTRACT decision 2)',
-        'phone': 'premium live check (AI voice call), not run by the warehouse',
-        'street_view': 'premium live check, not run by the warehouse',
-        'social': 'needs live social and registry lookups, not run by the warehouse',
-        'customer_reviews': 'needs live review-platform lookups, not run by the warehouse',
+        'phone': 'premium live check (AI voice call) ' ~ not_checked,
+        'street_view': 'premium live check ' ~ not_checked,
+        'social': 'social and registry ' ~ not_checked,
+        'customer_reviews': 'review platforms ' ~ not_checked,
     }) }}
+{%- endmacro %}
+
+{#
+    One live check's tile: the live checks' row for the ABN (int_check_evidence__live,
+    joined as `live`), else N/A "Not run" with the reason above. Three columns, as
+    check_rule gives.
+#}
+{% macro live_tile(check_id) -%}
+    coalesce(live.{{ check_id }}_status, 'N/A') as {{ check_id }}_status,
+    coalesce(live.{{ check_id }}_reason, '{{ "Not run: " ~ bvs.live_check_reasons()[check_id] ~ " => N/A" }}') as {{ check_id }}_reason,
+    live.{{ check_id }}_detail as {{ check_id }}_detail
 {%- endmacro %}
 
 {#

@@ -20,6 +20,12 @@ entities as (
 
 ),
 
+live as (
+
+    select * from {{ ref('int_check_evidence__live') }}
+
+),
+
 phoenix as (
 
     select * from {{ ref('phoenix_assessments') }}
@@ -190,10 +196,12 @@ outcomes as (
             ('status_from', 'entities.gst_status_from_date'),
         ])) }},
 
-        -- Live and comparison checks: WHOIS and domain age, e-mail, trust and reputation,
-        -- web presence, address, phone, street view, social and registry.
-        {%- for check_id, reason in bvs.live_check_reasons().items() if check_id not in ('customer_reviews', 'address') %}
-        {{ bvs.check_rule(check_id, [("true", "Not run: " ~ reason ~ " => N/A")]) }},
+        -- Live checks: WHOIS and domain age, e-mail, trust and reputation, web presence,
+        -- phone, street view, social and registry. Their rule rows are Python, one case per
+        -- SPEC 3.3 row (pipelines/live/tiles.py), run by the asset live/tiles; an ABN they
+        -- did not run for is N/A "Not run" with the reason (CONTRACT decision 18).
+        {%- for check_id in bvs.live_check_reasons() if check_id not in ('customer_reviews', 'address') %}
+        {{ bvs.live_tile(check_id) }},
         {%- endfor %}
 
         -- Address: compared with a ledger row's state and postcode (CONTRACT decision 15),
@@ -350,7 +358,7 @@ outcomes as (
         ], detail='adverse.workplace_records') }},
 
         -- Customer reviews (live) -------------------------------------------------------
-        {{ bvs.check_rule('customer_reviews', [("true", "Not run: " ~ bvs.live_check_reasons()['customer_reviews'] ~ " => N/A")]) }},
+        {{ bvs.live_tile('customer_reviews') }},
 
         -- Informational registers (weight 0) --------------------------------------------
         {{ bvs.check_rule('rd_incentive', [
@@ -451,6 +459,7 @@ outcomes as (
     left join viper as viper_by_ticker on asx.asx_code = viper_by_ticker.ticker
     left join viper_abns as viper_by_abn on entities.abn = viper_by_abn.abn
     left join squeeze on asx.asx_code = squeeze.ticker
+    left join live on entities.abn = live.abn
 
 )
 

@@ -1,0 +1,16 @@
+"""Live checks (SPEC 1 item 2, "live at verification time"; SPEC 3.3 rule rows).
+
+One module per provider kind, none of them importing Dagster:
+
+* ``dns_client``  MX, SPF (TXT), DMARC (``_dmarc`` TXT), A/AAAA and NS, with dnspython;
+* ``blocklists``  DNS blocklists for domains (``127.255.255.x`` rate-limit answers filtered);
+* ``rdap``        registration date through the IANA bootstrap (the .au registry for .au);
+* ``ct``          certificate transparency (count, earliest, subdomain certificates);
+* ``web``         web presence: candidate domains, HTTPS, redirects, parked pages;
+* ``providers``   scam rating, review platforms, phone and street view behind one interface.
+
+``tiles`` holds the outcome rules, one case per SPEC 3.3 row; ``checker`` runs the clients
+for a domain or an entity and turns the findings into tiles. Shared machinery: ``guard``
+(public addresses only), ``cache`` (per-key results with a TTL, on disk), ``throttle``
+(per-provider concurrency, rate, retries with back-off), ``config``.
+"""

@@ -1,0 +1,387 @@
+"""Runs the clients for a domain or an entity and turns what they found into tiles.
+
+``LiveChecker`` holds one of each client, the per-provider limits and the cache. Every
+lookup goes through ``_cached``: a result under the TTL (24 h, SPEC 8.4) is used again, a
+provider's rate-limit answer is kept until its ``retry_at`` (no call before then, a fresh
+one after), and ``fresh=True`` (verify with ``cache=false``) skips cached results but still
+honours a standing rate limit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from pipelines.live import blocklists, ct, rdap, web
+from pipelines.live.blocklists import BlocklistFindings
+from pipelines.live.cache import Cache
+from pipelines.live.config import LiveConfig
+from pipelines.live.ct import CtFindings
+from pipelines.live.dns_client import DnsClient, DnsFindings
+from pipelines.live.providers import ReviewAnswer, ask, reviews
+from pipelines.live.rdap import RdapFindings
+from pipelines.live.throttle import Provider, RateLimited, Transient, Unavailable
+from pipelines.live.tiles import Tile, email_domain, live_tiles
+from pipelines.live.web import SiteFindings
+
+T = TypeVar("T")
+PROBE_SECONDS = 60.0  # how long a connectivity probe's answer stands
+
+
+@dataclass
+class EntityFacts:
+    """What the live checks need to know of an ABN (from the warehouse or a ledger row)."""
+
+    abn: str
+    legal_names: list[str] = field(default_factory=list)
+    trading_names: list[str] = field(default_factory=list)
+    is_individual: bool = False
+    abn_registered: dt.date | None = None
+    email: str | None = None
+    domain: str | None = None
+    domain_source: str | None = None  # "override" | "ledger"
+    phone: str | None = None
+    address: str | None = None
+
+
+@dataclass
+class Findings:
+    facts: EntityFacts
+    off: str | None = None  # the whole batch did not run: why
+    domain: str | None = None
+    domain_source: str | None = None  # override | ledger | web_presence
+    candidates: list[str] = field(default_factory=list)
+    web_not_run: str | None = None
+    refused: str | None = None
+    site: SiteFindings | None = None
+    parked_sites: list[SiteFindings] = field(default_factory=list)
+    dns: DnsFindings | None = None
+    dns_error: str | None = None
+    blocklists: BlocklistFindings | None = None
+    blocklist_error: str | None = None
+    rdap: RdapFindings | None = None
+    rdap_error: str | None = None
+    rdap_retry_at: str | None = None
+    ct: CtFindings | None = None
+    ct_error: str | None = None
+    email_dns: DnsFindings | None = None
+    email_dns_error: str | None = None
+    email_blocklists: BlocklistFindings | None = None
+    scam: dict[str, Any] | None = None
+    scam_error: str | None = None
+    scam_retry_at: str | None = None
+    reviews: list[ReviewAnswer] | None = None
+    premium: dict[str, dict[str, Any]] = field(default_factory=dict)
+    premium_errors: dict[str, str] = field(default_factory=dict)
+    premium_retry: dict[str, str] = field(default_factory=dict)
+
+
+class Failed(Exception):
+    """A lookup that did not give an answer; ``retry_at`` when rate limited."""
+
+    def __init__(self, reason: str, retry_at: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_at = retry_at
+
+
+def clean_domain(value: str) -> str:
+    """A user's or ledger's domain as a bare host name: no scheme, path, port or www."""
+    text = value.strip().lower()
+    host = urlsplit(text if "//" in text else f"//{text}").hostname or ""
+    host = host.rstrip(".")
+    if host.startswith("www."):
+        host = host[4:]
+    if "." not in host or any(not part for part in host.split(".")):
+        raise ValueError(f"not a domain name: {value!r}")
+    return host.encode("idna").decode("ascii")
+
+
+class LiveChecker:
+    def __init__(self, config: LiveConfig) -> None:
+        self.config = config
+        self.dns = DnsClient(config.resolvers, config.dns_timeout)
+        self.cache = Cache(config.cache_path, config.cache_ttl_seconds)
+        self.providers = {name: Provider(name, limits) for name, limits in config.limits.items()}
+        self._probed: tuple[float, str | None] | None = None  # (when, why offline)
+
+    # --- plumbing -----------------------------------------------------------------------
+
+    def offline(self) -> str | None:
+        """Why no live check can run now (turned off, no network), else None. The probe is
+        one DNS query, asked again after PROBE_SECONDS (a long-lived checker, the API's,
+        sees the network come back): offline, every tile is N/A at once instead of each
+        lookup waiting for its timeout."""
+        if not self.config.enabled:
+            return "live checks are off (BVS_LIVE_CHECKS=false)"
+        now = time.monotonic()
+        if self._probed is None or now - self._probed[0] > PROBE_SECONDS:
+            reason = None
+            if self.config.probe_name:
+                reason = self.dns.probe(self.config.probe_name)
+                if reason is not None:
+                    reason = f"no network: {reason}"
+            self._probed = (now, reason)
+        return self._probed[1]
+
+    def _cached(
+        self,
+        provider: str,
+        key: str,
+        fetch: Callable[[], T],
+        dump: Callable[[T], Any],
+        load: Callable[[Any], T],
+        *,
+        fresh: bool = False,
+        expires_at: Callable[[T], float | None] | None = None,
+    ) -> T:
+        cached = self.cache.get(provider, key)
+        if cached is not None and "rate_limited" in cached:
+            raise Failed(f"{provider} rate limited", cached["rate_limited"])
+        if cached is not None and not fresh:
+            return load(cached["value"])
+        try:
+            value = self.providers[provider].call(fetch)
+        except RateLimited as limited:
+            retry_at = limited.retry_at.astimezone(dt.UTC)
+            self.cache.put(provider, key, {"rate_limited": _iso(retry_at)},
+                           expires_at=retry_at.timestamp())  # fmt: skip
+            raise Failed(f"{provider} rate limited", _iso(retry_at)) from limited
+        except (Unavailable, Transient) as error:
+            raise Failed(str(error)) from error
+        except (ValueError, OSError) as error:
+            raise Failed(f"{provider}: {error}") from error
+        self.cache.put(provider, key, {"value": dump(value)},
+                       expires_at=expires_at(value) if expires_at else None)  # fmt: skip
+        return value
+
+    # --- one lookup per provider kind ---------------------------------------------------
+
+    def dns_lookup(self, domain: str, fresh: bool = False) -> DnsFindings:
+        return self._cached("dns", domain, lambda: self.dns.lookup(domain),
+                            DnsFindings.to_json, DnsFindings.from_json, fresh=fresh)  # fmt: skip
+
+    def blocklist(self, domain: str, fresh: bool = False) -> BlocklistFindings:
+        def expires(found: BlocklistFindings) -> float | None:
+            retry = found.retry_at()  # a rate-limited zone is asked again after its retry
+            return dt.datetime.fromisoformat(retry).timestamp() if retry else None
+
+        return self._cached(
+            "blocklist", domain,
+            lambda: blocklists.check(self.dns, domain, self.config.blocklist_zones),
+            BlocklistFindings.to_json, BlocklistFindings.from_json, fresh=fresh, expires_at=expires,
+        )  # fmt: skip
+
+    def _bootstrap(self) -> dict[str, Any]:
+        url = self.config.rdap_bootstrap_url
+        from pipelines.live.http import get_json
+
+        return self._cached(
+            "rdap", f"bootstrap {url}",
+            lambda: get_json("rdap", url, timeout=self.config.http_timeout,
+                             ca_bundle=self.config.ca_bundle) or {},
+            lambda v: v, lambda v: v,
+        )  # fmt: skip
+
+    def rdap_lookup(self, domain: str, fresh: bool = False) -> RdapFindings:
+        bootstrap = {} if domain.endswith(".au") else self._bootstrap()
+        return self._cached(
+            "rdap", domain,
+            lambda: rdap.lookup(domain, bootstrap=bootstrap, au_url=self.config.rdap_au_url,
+                                timeout=self.config.http_timeout, ca_bundle=self.config.ca_bundle),
+            RdapFindings.to_json, RdapFindings.from_json, fresh=fresh,
+        )  # fmt: skip
+
+    def ct_lookup(self, domain: str, fresh: bool = False) -> CtFindings:
+        return self._cached(
+            "ct", domain,
+            lambda: ct.lookup(domain, url_template=self.config.ct_url,
+                              timeout=self.config.http_timeout, ca_bundle=self.config.ca_bundle),
+            CtFindings.to_json, CtFindings.from_json, fresh=fresh,
+        )  # fmt: skip
+
+    def _resolve(self, host: str) -> list[str] | None:
+        try:
+            return self.providers["dns"].call(lambda: self.dns.addresses(host))
+        except (Unavailable, RateLimited):
+            return None
+
+    def site(self, domain: str, found: DnsFindings | None, fresh: bool = False) -> SiteFindings:
+        """The site at ``domain``; ``found`` (its DNS lookup) gives the addresses and name
+        servers, so only a redirect to another host is resolved again."""
+        c = self.config
+
+        def resolve(host: str) -> list[str] | None:
+            if found is not None and host == domain:
+                return found.addresses if found.exists else None
+            return self._resolve(host)
+
+        return self._cached(
+            "web", domain,
+            lambda: web.fetch(domain, resolve, nameservers=found.ns if found else [], timeout=c.http_timeout,
+                              allow_private=c.allow_private, https_port=c.https_port,
+                              http_port=c.http_port, ca_bundle=c.ca_bundle),
+            SiteFindings.to_json, SiteFindings.from_json, fresh=fresh,
+        )  # fmt: skip
+
+    def keyed(self, kind: str, query: dict[str, str], fresh: bool = False) -> dict[str, Any]:
+        endpoint = {"scam_rating": self.config.scam_rating, "phone": self.config.phone,
+                    "street_view": self.config.street_view}[kind]  # fmt: skip
+        assert endpoint is not None
+        key = "&".join(f"{k}={v}" for k, v in sorted(query.items()))
+        return self._cached(
+            kind, key,
+            lambda: ask(endpoint, query, timeout=self.config.http_timeout,
+                        ca_bundle=self.config.ca_bundle) or {},
+            lambda v: v, lambda v: v, fresh=fresh,
+        )  # fmt: skip
+
+    # --- a domain, an entity --------------------------------------------------------------
+
+    def check_domain(self, domain: str, fresh: bool = False) -> dict[str, Any]:
+        """Every client's answer for one domain (``bvs live-check``; the bench)."""
+        domain = clean_domain(domain)
+        out: dict[str, Any] = {"domain": domain}
+        why = self.offline()
+        if why:
+            out["not_run"] = why
+            return out
+        steps: list[tuple[str, Callable[[], Any]]] = [
+            ("dns", lambda: self.dns_lookup(domain, fresh).to_json()),
+            ("blocklists", lambda: self.blocklist(domain, fresh).to_json()),
+            ("rdap", lambda: self.rdap_lookup(domain, fresh).to_json()),
+            ("certificate_transparency", lambda: self.ct_lookup(domain, fresh).to_json()),
+        ]
+        for name, step in steps:
+            try:
+                out[name] = step()
+            except Failed as failed:
+                out[name] = {"not_run": failed.reason, "retry_at": failed.retry_at}
+        dns_found = DnsFindings.from_json(out["dns"]) if "not_run" not in out["dns"] else None
+        try:
+            out["web"] = self.site(domain, dns_found, fresh).to_json()
+        except Failed as failed:
+            out["web"] = {"not_run": failed.reason, "retry_at": failed.retry_at}
+        return out
+
+    def _find_site(self, f: Findings, fresh: bool, deadline: float | None = None) -> None:
+        facts = f.facts
+        if facts.domain:
+            try:
+                f.domain = clean_domain(facts.domain)
+            except ValueError as error:
+                f.web_not_run = str(error)
+                return
+            f.domain_source = facts.domain_source or "ledger"
+            f.candidates = [f.domain]
+            try:
+                f.dns = self.dns_lookup(f.domain, fresh)
+                f.site = self.site(f.domain, f.dns, fresh)
+            except Failed as failed:
+                f.web_not_run = f"web lookup of {f.domain} failed ({failed.reason})"
+                return
+            if f.site.refused:
+                f.refused = f.site.refused
+            return
+        f.candidates = web.candidates(facts.trading_names, facts.legal_names)
+        for candidate in f.candidates:
+            if deadline is not None and time.monotonic() > deadline:
+                f.web_not_run = f"the time for live checks ran out before {candidate} (of {len(f.candidates)} candidates)"
+                return
+            try:
+                found = self.dns_lookup(candidate, fresh)
+                if not found.exists:
+                    continue
+                site = self.site(candidate, found, fresh)
+            except Failed as failed:
+                f.web_not_run = f"web lookup of {candidate} failed ({failed.reason})"
+                return
+            if site.refused:
+                continue  # a candidate pointing at a private address is not the entity's site
+            if site.usable:
+                f.domain, f.domain_source, f.site, f.dns = candidate, "web_presence", site, found
+                return
+            if site.live:
+                f.parked_sites.append(site)
+
+    def check_entity(
+        self,
+        facts: EntityFacts,
+        *,
+        fresh: bool = False,
+        deadline: float | None = None,
+    ) -> Findings:
+        f = Findings(facts)
+        f.off = self.offline()
+        if f.off is None and deadline is not None and time.monotonic() > deadline:
+            f.off = "the run's live-check budget ran out (BVS_LIVE_BUDGET_SECONDS); checked on the next run"
+        if f.off:
+            return f
+        self._find_site(f, fresh, deadline)
+        if f.domain and not f.refused:
+            try:
+                f.dns = f.dns or self.dns_lookup(f.domain, fresh)
+            except Failed as failed:
+                f.dns_error = failed.reason
+            try:
+                f.blocklists = self.blocklist(f.domain, fresh)
+            except Failed as failed:
+                f.blocklist_error = failed.reason
+            try:
+                f.rdap = self.rdap_lookup(f.domain, fresh)
+            except Failed as failed:
+                f.rdap_error, f.rdap_retry_at = failed.reason, failed.retry_at
+            try:
+                f.ct = self.ct_lookup(f.domain, fresh)
+            except Failed as failed:
+                f.ct_error = failed.reason
+            if self.config.scam_rating is not None:
+                try:
+                    f.scam = self.keyed("scam_rating", {"domain": f.domain}, fresh)
+                except Failed as failed:
+                    f.scam_error, f.scam_retry_at = failed.reason, failed.retry_at
+        self._check_email(f, fresh)
+        if self.config.review_platforms:
+            query = {"abn": facts.abn, "name": (facts.trading_names or facts.legal_names or [""])[0]}
+            if f.domain:
+                query["domain"] = f.domain
+            f.reviews = reviews(self.config.review_platforms, query, self.providers["reviews"],
+                                timeout=self.config.review_timeout,
+                                ca_bundle=self.config.ca_bundle)  # fmt: skip
+        for kind, value in (("phone", facts.phone), ("street_view", facts.address)):
+            if getattr(self.config, kind) is None:
+                continue
+            if not value:
+                f.premium_errors[kind] = f"no {kind.replace('_', ' ')} input for the ABN"
+                continue
+            try:
+                f.premium[kind] = self.keyed(kind, {"abn": facts.abn, "value": value}, fresh)
+            except Failed as failed:
+                f.premium_errors[kind] = failed.reason
+                if failed.retry_at:
+                    f.premium_retry[kind] = failed.retry_at
+        return f
+
+    def _check_email(self, f: Findings, fresh: bool) -> None:
+        domain = email_domain(f.facts.email)
+        if domain is None or domain == f.domain:
+            f.email_dns, f.email_blocklists = f.dns, f.blocklists
+            f.email_dns_error = f.dns_error
+            return
+        try:
+            # DNS questions only: nothing connects to the e-mail domain's addresses
+            f.email_dns = self.dns_lookup(domain, fresh)
+            f.email_blocklists = self.blocklist(domain, fresh)
+        except Failed as failed:
+            f.email_dns_error = failed.reason
+
+    def tiles(self, facts: EntityFacts, as_of: dt.date, **kwargs: Any) -> dict[str, Tile]:
+        return live_tiles(self.check_entity(facts, **kwargs), as_of)
+
+
+def _iso(when: dt.datetime) -> str:
+    return when.astimezone(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")

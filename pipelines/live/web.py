@@ -1,0 +1,246 @@
+"""Web presence (SPEC 3.3): candidate domains, the site's HTTPS and status, parked pages.
+
+Candidates come from the trading names, then the legal name, with legal suffixes and place
+words removed, joined (and hyphenated when the name has several words) under .com.au,
+.com, .au and .net.au, at most 16 (SPEC 8.7). Each site is fetched over HTTPS, then HTTP,
+from the address the DNS check resolved (public addresses only, guard.py), following at
+most ``MAX_REDIRECTS`` redirects, each re-resolved and checked. A page is parked when the
+domain's name servers are a known parking service's or the page reads like a parking or
+for-sale page; a placeholder when it reads "coming soon", a server's default page and the
+like. The first live non-parked candidate is the entity's site.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import requests
+
+from pipelines.live.guard import RefusedAddress, check_addresses
+from pipelines.live.http import session, verify_arg
+
+TLDS = (".com.au", ".com", ".au", ".net.au")
+MAX_CANDIDATES = 16
+MAX_REDIRECTS = 5
+MAX_BODY = 512 * 1024
+# Visible text below this many characters is "thin content" (decided).
+THIN_TEXT_CHARS = 400
+
+LEGAL_SUFFIXES = {
+    "pty", "ltd", "limited", "proprietary", "inc", "incorporated", "co", "company", "corp",
+    "corporation", "plc", "llc", "nl", "trust", "trustee", "trustees", "the", "for", "as",
+    "atf", "unit", "family", "partnership", "partners",
+}  # fmt: skip
+PLACE_WORDS = {
+    "australia", "australian", "aust", "aus", "au", "qld", "nsw", "vic", "tas", "act", "nt",
+    "wa", "sa", "queensland", "victoria", "tasmania", "new", "south", "wales", "western",
+    "northern", "territory", "sydney", "melbourne", "brisbane", "perth", "adelaide", "hobart",
+    "darwin", "canberra", "gold", "coast", "sunshine", "newcastle", "wollongong", "geelong",
+    "townsville", "cairns", "toowoomba", "ballarat", "bendigo", "launceston", "mackay",
+}  # fmt: skip
+
+PARKING_NAMESERVERS = (
+    "sedoparking.com", "parkingcrew.net", "bodis.com", "above.com", "parklogic.com",
+    "dan.com", "afternic.com", "namebrightdns.com",
+    "parking.reg.ru", "ztomy.com", "dsredirection.com", "fastpark.net", "voodoo.com",
+    "uniregistrymarket.link", "park.do",
+)  # fmt: skip
+PARKED_SIGNATURES = (
+    "this domain is for sale", "buy this domain", "domain is for sale", "domain may be for sale",
+    "this domain is parked", "parked free", "parked domain", "domain parking", "sedoparking",
+    "parkingcrew", "bodis", "make an offer on this domain", "the domain name is for sale",
+    "related searches", "hugedomains",
+)  # fmt: skip
+PLACEHOLDER_SIGNATURES = (
+    "coming soon", "under construction", "website is under construction", "site under construction",
+    "welcome to nginx", "apache2 ubuntu default page", "apache2 debian default page",
+    "it works!", "iis windows server", "default web site page", "index of /",
+    "future home of", "launching soon", "this site is currently unavailable",
+    "account suspended", "web hosting control panel",
+)  # fmt: skip
+
+_TAGS = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]+>", re.S | re.I)
+_SPACE = re.compile(r"\s+")
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.S | re.I)
+
+
+def _words(name: str) -> list[str]:
+    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    text = text.replace("&", " and ").replace("'", "")
+    text = re.sub(r"\(.*?\)", " ", text)  # "(QLD)", "(The Trustee for ...)"
+    words = re.findall(r"[a-z0-9]+", text)
+    return [w for w in words if w not in LEGAL_SUFFIXES and w not in PLACE_WORDS]
+
+
+def candidates(trading_names: Iterable[str], legal_names: Iterable[str]) -> list[str]:
+    """Up to 16 candidate domains, trading names first (SPEC 3.3, 8.7)."""
+    labels: list[str] = []
+    names = [*trading_names, *legal_names]
+    for name in names:
+        words = _words(name)
+        if not words:
+            continue
+        labels.append("".join(words))
+    for name in names:
+        words = _words(name)
+        if len(words) > 1:
+            labels.append("-".join(words))
+    out: list[str] = []
+    for label in dict.fromkeys(labels):
+        if len(label) > 63:
+            continue
+        for tld in TLDS:
+            domain = label + tld
+            if domain not in out:
+                out.append(domain)
+    return out[:MAX_CANDIDATES]
+
+
+def visible_text(html: str) -> str:
+    return _SPACE.sub(" ", _TAGS.sub(" ", html)).strip()
+
+
+def classify_page(html: str, nameservers: Iterable[str]) -> dict[str, Any]:
+    text = visible_text(html).lower()
+    title_match = _TITLE.search(html)
+    title = _SPACE.sub(" ", title_match.group(1)).strip()[:200] if title_match else None
+    signals = [ns for ns in nameservers if any(ns == p or ns.endswith("." + p) for p in PARKING_NAMESERVERS)]
+    signals += [s for s in PARKED_SIGNATURES if s in text]
+    placeholder = [s for s in PLACEHOLDER_SIGNATURES if s in text or (title and s in title.lower())]
+    return {
+        "title": title,
+        "text_chars": len(text),
+        "parked": bool(signals),
+        "placeholder": bool(placeholder) and not signals,
+        "signals": signals + placeholder,
+    }
+
+
+@dataclass
+class SiteFindings:
+    domain: str
+    live: bool = False
+    https: bool = False
+    status: int | None = None
+    final_url: str | None = None
+    redirects: int = 0
+    title: str | None = None
+    text_chars: int = 0
+    parked: bool = False
+    placeholder: bool = False
+    signals: list[str] = field(default_factory=list)
+    refused: str | None = None
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> SiteFindings:
+        return cls(**value)
+
+    @property
+    def usable(self) -> bool:
+        """Live (2xx) and neither parked nor a placeholder: the entity's site."""
+        return self.live and not self.parked and not self.placeholder
+
+
+Resolve = Callable[[str], list[str] | None]
+
+
+def _get(url: str, host: str, address: str, port: int, scheme: str, timeout: float,
+         ca_bundle: Path | None) -> requests.Response:  # fmt: skip
+    target = f"[{address}]" if ":" in address else address
+    parts = urlsplit(url)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    default = 443 if scheme == "https" else 80
+    host_header = host if port == default else f"{host}:{port}"
+    return session().get(
+        f"{scheme}://{target}:{port}{path}",
+        # one request per site: no connection kept open (memory stays flat over many sites)
+        headers={"Host": host_header, "Connection": "close"},
+        timeout=(timeout, timeout),
+        allow_redirects=False,
+        verify=verify_arg(ca_bundle),
+        stream=True,
+    )
+
+
+def fetch(
+    domain: str,
+    resolve: Resolve,
+    *,
+    nameservers: Iterable[str] = (),
+    timeout: float,
+    allow_private: bool,
+    https_port: int = 443,
+    http_port: int = 80,
+    ca_bundle: Path | None = None,
+) -> SiteFindings:
+    """The site at ``domain``: HTTPS first, then HTTP; redirects followed within the bound."""
+    found = SiteFindings(domain)
+    addresses = resolve(domain)
+    if not addresses:
+        found.error = "the domain does not resolve"
+        return found
+    try:
+        check_addresses(domain, addresses, allow_private=allow_private)
+    except RefusedAddress as refused:
+        found.refused = str(refused)
+        return found
+    errors: list[str] = []
+    first: SiteFindings | None = None
+    for scheme, port in (("https", https_port), ("http", http_port)):
+        if first is not None and first.live:
+            break
+        host, url, hops = domain, f"{scheme}://{domain}/", 0
+        address = addresses[0]
+        try:
+            while True:
+                response = _get(url, host, address, port, scheme, timeout, ca_bundle)
+                with response:
+                    location = response.headers.get("Location")
+                    if response.is_redirect and location and hops < MAX_REDIRECTS:
+                        hops += 1
+                        nxt = urlsplit(urljoin(url, location))
+                        if nxt.scheme not in ("http", "https") or not nxt.hostname:
+                            raise ValueError(f"redirect to {location!r}")
+                        if nxt.scheme != scheme:
+                            scheme = nxt.scheme
+                            port = https_port if scheme == "https" else http_port
+                        if nxt.hostname != host:
+                            host = nxt.hostname
+                            new = resolve(host)
+                            if not new:
+                                raise ValueError(f"redirect to {host}, which does not resolve")
+                            check_addresses(host, new, allow_private=allow_private)
+                            address = new[0]
+                        url = nxt.geturl()
+                        continue
+                    body = response.raw.read(MAX_BODY, decode_content=True)
+                    encoding = response.encoding or "utf-8"
+                    html = body.decode(encoding, "replace")
+                    answer = SiteFindings(domain, status=response.status_code, final_url=url,
+                                          redirects=hops, https=scheme == "https")  # fmt: skip
+                    answer.live = 200 <= response.status_code < 300
+                    if answer.live:
+                        answer.__dict__.update(classify_page(html, nameservers))
+                    # HTTPS that does not answer 2xx: the HTTP site may still be live
+                    if first is None or answer.live:
+                        first = answer
+                    break
+        except RefusedAddress as refused:
+            found.refused = str(refused)
+            return found
+        except (requests.RequestException, ValueError, OSError) as error:
+            errors.append(f"{scheme}: {type(error).__name__}")
+    if first is not None:
+        return first
+    found.error = "; ".join(errors)
+    return found

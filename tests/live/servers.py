@@ -1,0 +1,314 @@
+"""Real servers on 127.0.0.1 for the live checks' tests and bench.
+
+* ``DnsServer``: an authoritative DNS server (UDP and TCP on one port) built on dnspython's
+  message parsing, answering the names of a ``Zone`` (NXDOMAIN for the rest);
+* ``WebServer``: HTTP and HTTPS (a certificate from a throwaway CA made by ``trustme``)
+  serving sites by Host header, and the providers' endpoints by path: RDAP (with an IANA
+  bootstrap file), certificate transparency, a scam rating and review platforms.
+
+Each answer can wait ``latency`` seconds first (the bench's added latency). Started once
+per test module (tests/live/conftest.py) or once per bench run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import json
+import socket
+import socketserver
+import ssl
+import struct
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import dns.flags
+import dns.message
+import dns.rcode
+import dns.rdataclass
+import dns.rdatatype
+import dns.rrset
+
+
+@dataclass
+class Zone:
+    """name -> {type: [rdata text]}; names lower-case without the final dot."""
+
+    records: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    # names that exist only as parents of others ("empty non-terminals": NOERROR, no data)
+    parents: set[str] = field(default_factory=set)
+
+    def add(self, name: str, rdtype: str, *values: str) -> None:
+        name = name.lower()
+        self.records.setdefault(name, {}).setdefault(rdtype, []).extend(values)
+        labels = name.split(".")
+        self.parents.update(".".join(labels[i:]) for i in range(1, len(labels)))
+
+    def answer(self, query: dns.message.Message) -> dns.message.Message:
+        response = dns.message.make_response(query)
+        response.flags |= dns.flags.AA
+        question = query.question[0]
+        name = question.name.to_text(omit_final_dot=True).lower()
+        rdtype = dns.rdatatype.to_text(question.rdtype)
+        found = self.records.get(name)
+        if found is None:
+            if name not in self.parents:
+                response.set_rcode(dns.rcode.NXDOMAIN)
+            return response
+        if rdtype in found:
+            response.answer.append(
+                dns.rrset.from_text(question.name, 300, dns.rdataclass.IN, rdtype, *found[rdtype])
+            )
+        return response
+
+
+class _Tcp(socketserver.ThreadingMixIn, socketserver.TCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+class DnsServer:
+    def __init__(self, zone: Zone, latency: float = 0.0) -> None:
+        self.zone = zone
+        self.latency = latency
+        self.queries = 0
+        server = self
+
+
+        class TcpHandler(socketserver.BaseRequestHandler):
+            def handle(self) -> None:
+                while True:
+                    head = self.request.recv(2)
+                    if len(head) < 2:
+                        return
+                    (length,) = struct.unpack("!H", head)
+                    data = b""
+                    while len(data) < length:
+                        chunk = self.request.recv(length - len(data))
+                        if not chunk:
+                            return
+                        data += chunk
+                    reply = server._reply(data)
+                    if reply:
+                        self.request.sendall(struct.pack("!H", len(reply)) + reply)
+
+        for _ in range(20):
+            udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            udp.bind(("127.0.0.1", 0))
+            port = udp.getsockname()[1]
+            try:
+                tcp = _Tcp(("127.0.0.1", port), TcpHandler)
+            except OSError:
+                udp.close()
+                continue
+            break
+        self.udp, self.tcp, self.port = udp, tcp, port
+        self._due: list[tuple[float, int, bytes, Any]] = []
+        self._ready = threading.Condition()
+        self._stopped = False
+        threading.Thread(target=tcp.serve_forever, daemon=True).start()
+        threading.Thread(target=self._receive, daemon=True).start()
+        threading.Thread(target=self._send, daemon=True).start()
+
+    def _receive(self) -> None:
+        """UDP: answer at once, or queue the answer for when its latency has passed (one
+        thread each way, however many queries are waiting)."""
+        seq = 0
+        while not self._stopped:
+            try:
+                data, address = self.udp.recvfrom(4096)
+            except OSError:
+                return
+            reply = self._answer(data)
+            if reply is None:
+                continue
+            if not self.latency:
+                self.udp.sendto(reply, address)
+                continue
+            seq += 1
+            with self._ready:
+                heapq.heappush(self._due, (time.monotonic() + self.latency, seq, reply, address))
+                self._ready.notify()
+
+    def _send(self) -> None:
+        while not self._stopped:
+            with self._ready:
+                while not self._due or self._due[0][0] > time.monotonic():
+                    wait = self._due[0][0] - time.monotonic() if self._due else None
+                    self._ready.wait(wait)
+                    if self._stopped:
+                        return
+                _, _, reply, address = heapq.heappop(self._due)
+            with contextlib.suppress(OSError):
+                self.udp.sendto(reply, address)
+
+    def _answer(self, data: bytes) -> bytes | None:
+        try:
+            query = dns.message.from_wire(data)
+        except Exception:
+            return None
+        self.queries += 1
+        return self.zone.answer(query).to_wire()
+
+    def _reply(self, data: bytes) -> bytes | None:
+        reply = self._answer(data)
+        if reply is not None and self.latency:
+            time.sleep(self.latency)
+        return reply
+
+    def close(self) -> None:
+        self._stopped = True
+        with self._ready:
+            self._ready.notify_all()
+        self.tcp.shutdown()
+        self.tcp.server_close()
+        self.udp.close()
+
+
+@dataclass
+class Site:
+    status: int = 200
+    body: str = ""
+    location: str | None = None
+    https: bool = True  # served on the HTTPS port (with a valid certificate)
+    http: bool = True
+
+
+@dataclass
+class WebWorld:
+    sites: dict[str, Site] = field(default_factory=dict)
+    rdap: dict[str, dict[str, Any]] = field(default_factory=dict)  # domain -> RDAP record
+    rdap_rate_limited: dict[str, int] = field(default_factory=dict)  # domain -> Retry-After s
+    ct: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    scam: dict[str, dict[str, Any]] = field(default_factory=dict)
+    reviews: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)  # platform -> key -> answer
+    review_delay: dict[str, float] = field(default_factory=dict)  # platform -> seconds
+    requests: list[tuple[str, str]] = field(default_factory=list)
+    keys_seen: list[str] = field(default_factory=list)
+    record_requests: bool = True
+
+
+class WebServer:
+    """One handler behind two listeners: HTTP and HTTPS."""
+
+    def __init__(self, world: WebWorld, cert_dir: Path, hostnames: list[str], latency: float = 0.0) -> None:
+        import trustme
+
+        self.world = world
+        self.latency = latency
+        ca = trustme.CA()
+        cert = ca.issue_cert("127.0.0.1", "localhost", *hostnames)
+        self.ca_bundle = cert_dir / "ca.pem"
+        ca.cert_pem.write_to_path(str(self.ca_bundle))
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        cert.configure_cert(context)
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body leave at once
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                outer._handle(self)
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+            request_queue_size = 1024
+
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # a client that gave up (the 6-second review timeout) is expected
+
+        self.http = Server(("127.0.0.1", 0), Handler)
+        self.https = Server(("127.0.0.1", 0), Handler)
+        self.https.socket = context.wrap_socket(self.https.socket, server_side=True)
+        self.https.is_tls = True  # type: ignore[attr-defined]
+        for s in (self.http, self.https):
+            threading.Thread(target=s.serve_forever, daemon=True).start()
+        self.http_port = self.http.server_address[1]
+        self.https_port = self.https.server_address[1]
+
+    @property
+    def base(self) -> str:
+        return f"https://127.0.0.1:{self.https_port}"
+
+    def _send(self, h: BaseHTTPRequestHandler, status: int, body: str | bytes,
+              content_type: str = "text/html; charset=utf-8", headers: dict[str, str] | None = None) -> None:  # fmt: skip
+        data = body.encode() if isinstance(body, str) else body
+        h.send_response(status)
+        h.send_header("Content-Type", content_type)
+        h.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            h.send_header(k, v)
+        h.end_headers()
+        h.wfile.write(data)
+
+    def _json(self, h: BaseHTTPRequestHandler, value: Any, status: int = 200) -> None:
+        self._send(h, status, json.dumps(value), "application/json")
+
+    def _handle(self, h: BaseHTTPRequestHandler) -> None:
+        w = self.world
+        tls = getattr(h.server, "is_tls", False)
+        host = (h.headers.get("Host") or "").rsplit(":", 1)[0].lower()
+        parts = urlsplit(h.path)
+        query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        if w.record_requests:
+            w.requests.append((host, h.path))
+        auth = h.headers.get("Authorization")
+        if auth:
+            w.keys_seen.append(auth)
+        if self.latency:
+            time.sleep(self.latency)
+        if host in ("127.0.0.1", "localhost"):
+            return self._provider(h, parts.path, query)
+        site = w.sites.get(host)
+        if site is None or (tls and not site.https) or (not tls and not site.http):
+            return self._send(h, 404, "no such site")
+        headers = {"Location": site.location} if site.location else None
+        self._send(h, site.status, site.body, headers=headers)
+
+    def _provider(self, h: BaseHTTPRequestHandler, path: str, query: dict[str, str]) -> None:
+        w = self.world
+        if path == "/rdap/bootstrap.json":
+            return self._json(h, {"version": "1.0", "services": [
+                [["com", "net", "org", "test"], [f"{self.base}/rdap/"]]]})  # fmt: skip
+        if path.startswith("/rdap/domain/") or path.startswith("/au-rdap/domain/"):
+            domain = path.rsplit("/", 1)[1]
+            wait = w.rdap_rate_limited.get(domain)
+            if wait is not None:
+                return self._send(h, 429, "slow down", "text/plain", {"Retry-After": str(wait)})
+            record = w.rdap.get(domain)
+            if record is None:
+                return self._json(h, {"errorCode": 404}, 404)
+            return self._json(h, {"objectClassName": "domain", "ldhName": domain, **record})
+        if path == "/ct":
+            domain = query.get("q", "").removeprefix("%.")
+            return self._json(h, w.ct.get(domain, []))
+        if path == "/scam":
+            return self._json(h, w.scam.get(query.get("domain", ""), {"score": 90, "flags": []}))
+        if path.startswith("/reviews/"):
+            platform = path.rsplit("/", 1)[1]
+            delay = w.review_delay.get(platform)
+            if delay:
+                time.sleep(delay)
+            answers = w.reviews.get(platform, {})
+            return self._json(h, answers.get(query.get("abn", ""), {"found": False}))
+        return self._send(h, 404, "unknown endpoint")
+
+    def close(self) -> None:
+        for s in (self.http, self.https):
+            s.shutdown()
+            s.server_close()
+
+
+def free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

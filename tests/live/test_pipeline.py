@@ -1,0 +1,257 @@
+"""Where the live checks run: the targets the warehouse knows, the run that stores their
+tiles (resumable from its cache), the Dagster asset, ``bvs verify --live``'s refresh and
+``bvs live-check`` — against the servers of conftest.py."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from pipelines.ingest.sources import SOURCES
+from pipelines.live.checker import LiveChecker
+from pipelines.live.run import check_and_store, check_many
+from pipelines.live.targets import entity_facts
+from pipelines.serving.live import refresh
+from pipelines.settings import get_settings
+from pipelines.warehouse.connection import create_table_sql
+from pipelines.warehouse.meta import ensure_meta
+from tests.live.conftest import AS_OF, LiveWorld
+
+ACME, SOLE, PLUMBING, NOBODY = "53004085616", "51824753556", "25010499966", "11123456780"
+TABLES = {t.name: t.schema for s in SOURCES.values() for t in s.tables.values()}
+
+
+def make_warehouse(path: Path) -> None:
+    con = duckdb.connect(str(path))
+    try:
+        ensure_meta(con)
+        for name in ("abr__abns", "abr__other_names"):
+            con.execute(create_table_sql(f"raw.{name}", TABLES[name]))
+        for abn, name, individual, given, family in (
+            (ACME, "ACME PTY LTD", False, None, None),
+            (SOLE, None, True, "JANE", "CITIZEN"),
+            (PLUMBING, "SMITH HOLDINGS PTY LTD", False, None, None),
+            (NOBODY, "ZZQX NOTHING PTY LTD", False, None, None),
+        ):
+            con.execute(
+                "insert into raw.abr__abns (abn, entity_name, is_individual, given_name, family_name,"
+                " abn_status, abn_status_from_date) values (?, ?, ?, ?, ?, 'ACT', ?)",
+                [abn, name, individual, given, family, dt.date(2005, 1, 1)],
+            )
+        con.execute("insert into raw.abr__other_names (abn, name_type, name) values (?, 'TRD', 'Acme Plumbing Brisbane')",
+                    [PLUMBING])  # fmt: skip
+    finally:
+        con.close()
+
+
+def landing_ledger(data_dir: Path) -> None:
+    folder = data_dir / "landing" / "ledgers" / "acme-co"
+    folder.mkdir(parents=True)
+    (folder / "suppliers.csv").write_text(
+        "supplier_ref,abn,supplier_name,domain,email\n"
+        f"S1,{ACME},Acme Pty Ltd,good.com.au,accounts@good.com.au\n"
+        f"S2,{SOLE},Jane Citizen,,jane@gmail.com\n"
+        f"S3,{PLUMBING},Acme Plumbing,,\n"
+    )
+
+
+def live_env(world: LiveWorld, data_dir: Path) -> dict[str, str]:
+    cfg = world.config(data_dir)
+    return {
+        "BVS_DATA_DIR": str(data_dir),
+        "BVS_LIVE_CHECKS": "true",
+        "BVS_LIVE_RESOLVERS": f"127.0.0.1:{world.dns.port}",
+        "BVS_LIVE_BLOCKLIST_ZONES": ",".join(cfg.blocklist_zones),
+        "BVS_LIVE_RDAP_BOOTSTRAP_URL": cfg.rdap_bootstrap_url,
+        "BVS_LIVE_RDAP_AU_URL": cfg.rdap_au_url,
+        "BVS_LIVE_CT_URL": cfg.ct_url,
+        "BVS_LIVE_PROBE_NAME": "probe.test",
+        "BVS_LIVE_ALLOW_PRIVATE": "true",
+        "BVS_LIVE_HTTPS_PORT": str(world.web.https_port),
+        "BVS_LIVE_HTTP_PORT": str(world.web.http_port),
+        "BVS_LIVE_CA_BUNDLE": str(world.web.ca_bundle),
+        "BVS_LIVE_SCAM_RATING": json.dumps({"url": f"{world.web.base}/scam", "key": "k-secret-1"}),
+    }
+
+
+def stored(warehouse: Path) -> dict[tuple[str, str], tuple[str, str, dict[str, Any]]]:
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        rows = con.execute("select abn, check_id, status, reason, detail from live.tiles").fetchall()
+    finally:
+        con.close()
+    return {(a, c): (s, r, json.loads(d)) for a, c, s, r, d in rows}
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    data = tmp_path / "data"
+    data.mkdir()
+    make_warehouse(data / "warehouse.duckdb")
+    landing_ledger(data)
+    return data
+
+
+def test_targets_ledger_suppliers_then_known_domains(data_dir: Path,
+                                                      make_checker: Callable[..., LiveChecker]) -> None:  # fmt: skip
+    settings = get_settings(data_dir=data_dir)
+    con = duckdb.connect(str(settings.warehouse))
+    try:
+        facts = entity_facts(con, settings)
+        assert [f.abn for f in facts] == [ACME, SOLE, PLUMBING]
+        acme, sole, plumbing = facts
+        assert (acme.domain, acme.domain_source, acme.email) == ("good.com.au", "ledger", "accounts@good.com.au")
+        assert sole.is_individual and sole.legal_names == ["JANE CITIZEN"]
+        assert plumbing.trading_names == ["Acme Plumbing Brisbane"]
+        summary = check_and_store(con, make_checker(), facts, AS_OF)
+        assert summary.entities == 3 and summary.offline is None
+        # the web presence hit makes the ABN a target of the next run even without a ledger
+        (data_dir / "landing" / "ledgers" / "acme-co" / "suppliers.csv").unlink()
+        again = entity_facts(con, settings)
+        assert [(f.abn, f.domain, f.domain_source) for f in again] == [
+            (ACME, "good.com.au", "web_presence"), (PLUMBING, "acmeplumbing.com", "web_presence")]  # fmt: skip
+    finally:
+        con.close()
+    tiles = stored(settings.warehouse)
+    assert tiles[(ACME, "domain")][0] == "PASS" and tiles[(ACME, "email")][0] == "PASS"
+    assert tiles[(SOLE, "email")][1] == "Free e-mail provider => WARN"
+    assert tiles[(SOLE, "web_presence")][1] == "Sole trader with no domain => N/A"
+    assert tiles[(PLUMBING, "web_presence")][2]["domain"] == "acmeplumbing.com"
+
+
+def test_a_run_stopped_half_way_resumes_from_its_cache(data_dir: Path, live_world: LiveWorld,
+                                                       make_checker: Callable[..., LiveChecker]) -> None:  # fmt: skip
+    settings = get_settings(data_dir=data_dir)
+    con = duckdb.connect(str(settings.warehouse))
+    try:
+        facts = entity_facts(con, settings)
+        first = list(check_many(make_checker(), facts[:1], AS_OF))  # "killed" after one ABN
+        assert first[0][1]["domain"].status == "PASS"
+        requests = live_world.sites.requests
+        before = len(requests)
+        check_and_store(con, make_checker(), facts, AS_OF)  # a new checker: a restart
+        asked = {host for host, _ in requests[before:]} | {p for _, p in requests[before:]}
+        assert "good.com.au" not in asked  # ACME's site was in the cache
+        assert not any(p.endswith("/domain/good.com.au") for p in asked)
+        assert "acmeplumbing.com" in asked  # the unfinished ABN was checked
+        n = len(requests)
+        check_and_store(con, make_checker(), facts, AS_OF)
+        assert len(requests) == n  # everything cached: no provider asked again
+    finally:
+        con.close()
+
+
+def test_the_dagster_asset_stores_the_tiles(data_dir: Path, live_world: LiveWorld,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    import dagster as dg
+
+    from pipelines.defs.live.assets import live_tiles
+    from pipelines.defs.resources import BvsResource
+
+    for key, value in live_env(live_world, data_dir).items():
+        monkeypatch.setenv(key, value)
+    result = dg.materialize([live_tiles], resources={"bvs": BvsResource(data_dir=str(data_dir), as_of=AS_OF.isoformat())})
+    assert result.success
+    metadata = result.asset_materializations_for_node("live__tiles")[0].metadata
+    assert metadata["abns"].value == 3
+    tiles = stored(data_dir / "warehouse.duckdb")
+    assert tiles[(ACME, "trust")][1] == "Clean on all blocklists and the scam-rating service => PASS"
+    assert "k-secret-1" not in json.dumps([list(v) for v in tiles.values()])
+
+
+def test_offline_the_asset_stores_not_run_with_the_reason(data_dir: Path, live_world: LiveWorld,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    import dagster as dg
+
+    from pipelines.defs.live.assets import live_tiles
+    from pipelines.defs.resources import BvsResource
+
+    for key, value in live_env(live_world, data_dir).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("BVS_LIVE_PROBE_NAME", "unresolvable.test")
+    assert dg.materialize([live_tiles], resources={"bvs": BvsResource(data_dir=str(data_dir))}).success
+    tiles = stored(data_dir / "warehouse.duckdb")
+    assert len(tiles) == 3 * 8
+    assert all(r.startswith("Not run: no network") and s == "N/A" for s, r, _ in tiles.values())
+
+
+def _response(abn: str, entity: str) -> dict[str, Any]:
+    def t(status: str, reason: str, weight: int = 5) -> dict[str, Any]:
+        return {"status": status, "reason": reason, "detail": None, "sources": [], "weight": weight}
+
+    not_run = t("N/A", "Not run: web presence not checked live => N/A")
+    checks = {c: dict(not_run) for c in ("domain", "email", "trust", "web_presence", "social",
+                                         "customer_reviews", "phone", "street_view")}  # fmt: skip
+    for c in ("gst", "abn_status", "company_status", "business_names"):
+        checks[c] = t("WARN", "register row => WARN")
+    return {"abn": abn, "entity": entity, "as_of": AS_OF.isoformat(), "assurance_score": 50.0,
+            "risk": {"score": 50.0, "level": "medium", "flags": []}, "risk_score": 50.0,
+            "checks": checks}  # fmt: skip
+
+
+def test_verify_live_refreshes_the_tiles_and_recomputes_warn_cluster(
+    tmp_path: Path, make_checker: Callable[..., LiveChecker]
+) -> None:
+    con = duckdb.connect(str(tmp_path / "snap.duckdb"))
+    con.execute("create schema marts")
+    con.execute("create table marts.entities (abn varchar, is_individual boolean, abn_status_from_date date)")
+    con.execute("create table marts.entity_names (abn varchar, name varchar, name_kind varchar)")
+    con.execute("create table marts.risk_flags (abn varchar, flag_id varchar, severity varchar)")
+    con.execute("insert into marts.entities values (?, false, '2005-01-01'), (?, false, '2005-01-01')", [NOBODY, ACME])
+    con.execute("insert into marts.entity_names values (?, 'ZZQX NOTHING PTY LTD', 'legal'), (?, 'ACME PTY LTD', 'legal')",
+                [NOBODY, ACME])  # fmt: skip
+    # no domain for Zzqx: the search ran and found none, four register WARNs => WARN_CLUSTER
+    out = refresh(con, _response(NOBODY, "ZZQX NOTHING PTY LTD"), make_checker())
+    assert out["checks"]["web_presence"]["status"] == "FAIL"
+    assert out["checks"]["domain"]["reason"].startswith("No domain found")
+    assert out["risk"]["flags"] == ["WARN_CLUSTER"] and out["risk"]["level"] == "medium"
+    assert out["domain"] is out["checks"]["domain"]
+    # a user's override (from the snapshot's tile detail) is checked, not searched for
+    response = _response(ACME, "ACME PTY LTD")
+    response["checks"]["web_presence"]["detail"] = {"domain": "good.com.au", "domain_source": "override"}
+    out = refresh(con, response, make_checker())
+    assert out["checks"]["web_presence"]["status"] == "PASS"
+    assert out["checks"]["domain"]["detail"]["domain_source"] == "override"
+    assert out["risk"]["flags"] == []
+    assert out["assurance_score"] > 50.0
+    con.close()
+
+
+def test_bvs_live_check_prints_what_each_client_found(tmp_path: Path, live_world: LiveWorld) -> None:
+    env = {**os.environ, **live_env(live_world, tmp_path)}
+    bvs = Path(sys.executable).parent / "bvs"
+    done = subprocess.run([str(bvs), "live-check", "https://www.good.com.au/about"], env=env,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["domain"] == "good.com.au"
+    assert found["dns"]["mx"] == ["mail.good.com.au"] and found["dns"]["dmarc"].startswith("v=DMARC1")
+    assert found["rdap"]["registered"] and found["certificate_transparency"]["certificates"] == 3
+    assert found["web"]["live"] and found["web"]["https"]
+    assert found["blocklists"]["clean"] == ["dbl.test", "uri.test"]
+    bad = subprocess.run([str(bvs), "live-check", "not a domain"], env=env, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "not a domain name" in json.loads(bad.stdout)["message"]
+
+
+def test_provider_keys_are_never_shown() -> None:
+    """A provider key reaches only the provider's Authorization header: settings and the
+    live config print it masked (logs, errors)."""
+    from pipelines.live.config import from_settings
+
+    settings = get_settings(live_scam_rating='{"url": "https://scam.example/api", "key": "k-123-secret"}',
+                            live_review_platforms='[{"name": "r1", "url": "https://r.example", "key": "r-456-secret"}]')  # fmt: skip
+    config = from_settings(settings)
+    shown = repr(settings) + str(settings.model_dump()) + repr(config)
+    assert "k-123-secret" not in shown and "r-456-secret" not in shown
+    assert config.scam_rating is not None and config.scam_rating.key is not None
+    assert config.scam_rating.key.reveal() == "k-123-secret"
+    assert [e.name for e in config.review_platforms] == ["r1"]
