@@ -8,9 +8,9 @@ from __future__ import annotations
 import datetime as dt
 import os
 import subprocess
-import sys
 from pathlib import Path
 
+from pipelines.dbt_server import dbt_executable
 from pipelines.settings import Settings
 
 AS_OF_ENV = "BVS_AS_OF"  # "today" for dbt's age and recency rules (macros/as_of_date.sql)
@@ -46,11 +46,6 @@ def build_args(*, select: str | None = None) -> list[str]:
     return args
 
 
-def _dbt_executable() -> str:
-    candidate = Path(sys.prefix) / "bin" / "dbt"
-    return str(candidate) if candidate.exists() else "dbt"
-
-
 def prepare_manifest(settings: Settings, *, force: bool = False) -> Path:
     """Run ``dbt parse`` when the manifest is missing or older than the project's files."""
     manifest = manifest_path(settings)
@@ -68,7 +63,7 @@ def prepare_manifest(settings: Settings, *, force: bool = False) -> Path:
     env = {**os.environ, **dbt_env(settings)}
     completed = subprocess.run(
         [
-            _dbt_executable(),
+            dbt_executable(),
             "parse",
             "--project-dir",
             str(settings.dbt_project_dir),
