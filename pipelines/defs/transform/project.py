@@ -39,6 +39,7 @@ class BvsDbtProjectPreparer(DbtProjectPreparer):
     def prepare(self, project: DbtProject) -> None:
         settings = get_settings(dbt_project_dir=project.project_dir)
         project.manifest_path.parent.mkdir(parents=True, exist_ok=True)
+
         # several processes may load the definitions at once (`dagster dev`): one parses
         def parse() -> None:
             prepare_manifest(settings)
