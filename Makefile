@@ -40,7 +40,7 @@ prepare: install ## parse the dbt project (the manifest Dagster loads)
 
 sample: install ## write sample landing data (SCALE ABN records) if the landing folder is empty
 	@if [ -z "$$(ls -A $(BVS_DATA_DIR)/landing 2>/dev/null)" ]; then \
-		$(BIN)/bvs sample --out $(BVS_DATA_DIR)/landing --scale $(SCALE); \
+		$(BIN)/bvs sample --out $(BVS_DATA_DIR)/landing --scale $(SCALE) --as-of today; \
 	else echo "landing folder $(BVS_DATA_DIR)/landing has files: not writing sample data"; fi
 
 run: sample prepare ## sample data if needed, the whole pipeline, the serving snapshot, the supplier ledgers

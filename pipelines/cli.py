@@ -26,9 +26,19 @@ def _date(value: str) -> dt.date:
 # ---------------------------------------------------------------------------------- sample
 
 
-def cmd_sample(args: argparse.Namespace, settings: Settings) -> int:
-    from pipelines.sample import write_sample
+def _as_of(value: str) -> dt.date:
+    """An as-of date: YYYY-MM-DD, or ``today`` (in Brisbane, as `bvs run` takes it)."""
+    return today_in_brisbane() if value == "today" else _date(value)
 
+
+def cmd_sample(args: argparse.Namespace, settings: Settings) -> int:
+    from pipelines.sample import extract_date_for, write_sample
+
+    if args.as_of and args.extract_date:
+        print("bvs sample: give --as-of or --extract-date, not both", file=sys.stderr)
+        return 2
+    if args.as_of:
+        args.extract_date = extract_date_for(args.as_of)
     out = Path(args.out) if args.out else settings.landing_dir
     progress = Progress("sample", enabled=settings.progress)
     summary = write_sample(
@@ -40,7 +50,9 @@ def cmd_sample(args: argparse.Namespace, settings: Settings) -> int:
         **({"extract_date": args.extract_date} if args.extract_date else {}),
     )
     progress.done()
-    print(f"wrote sample landing data to {out}")
+    print(
+        f"wrote sample landing data to {out} (extracts of {summary.extract_date}, as of {summary.as_of})"
+    )
     for name, count in sorted(summary.counts.items()):
         print(f"  {name}: {count:,}")
     return 0
@@ -174,15 +186,20 @@ def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
-    """The verify response for one ABN as JSON, from the current serving snapshot."""
+    """The verify response for one ABN as JSON, from the current serving snapshot; an ABN the
+    register does not hold is the API's 404: its message, exit code 2."""
     from pipelines.serving.verify import verify
 
     checks = [c.strip() for c in args.checks.split(",") if c.strip()] if args.checks else None
-    return _print_from_snapshot(settings, lambda con: verify(con, args.abn, checks=checks))
+    return _print_from_snapshot(
+        settings, lambda con: verify(con, args.abn, checks=checks, missing_ok=False)
+    )
 
 
 def _print_from_snapshot(settings: Settings, build: Any) -> int:
-    """Print `build(connection)` as JSON from the current snapshot; errors as {"message"}."""
+    """Print `build(connection)` as JSON from the current snapshot; errors as {"message"}:
+    exit code 2 for what the API answers 4xx (a malformed or unknown ABN, ticker or id),
+    1 when there is no snapshot to read."""
     from pipelines.serving.verify import VerifyError
     from pipelines.warehouse.snapshot import SnapshotError, open_snapshot
 
@@ -611,7 +628,15 @@ def build_parser() -> argparse.ArgumentParser:
         default="zip",
         help="the ABR extract as the two download zips (default) or 20 XML files",
     )
-    sample.add_argument("--extract-date", type=_date, help="extract date (default: fixed)")
+    sample.add_argument(
+        "--as-of",
+        type=_as_of,
+        help="date the sample for this as-of date (YYYY-MM-DD or 'today'): extracts two days"
+        " older, fresh on that day; default: the fixed 2026-11-20 of the tests",
+    )
+    sample.add_argument(
+        "--extract-date", type=_date, help="the extracts' date (the as-of date is 2 days later)"
+    )
     sample.set_defaults(func=cmd_sample)
 
     run = sub.add_parser("run", help="materialise the pipeline in-process and publish a snapshot")
@@ -740,10 +765,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     settings = get_settings()
     try:
-        return int(args.func(args, settings))
+        code = int(args.func(args, settings))
+        sys.stdout.flush()  # a closed pipe shows here rather than at exit
+        return code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # `bvs ... | head`: the reader has what it wanted. Python would flush stdout again at
+        # exit and print a traceback; point it at /dev/null and end as a pipe writer does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 128 + 13  # SIGPIPE
 
 
 if __name__ == "__main__":
