@@ -111,20 +111,24 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"bvs run: the selection {args.select!r} matches no asset", file=sys.stderr)
         return 2
     print(f"bvs run: as of {as_of}, {len(selected)} assets, warehouse {settings.warehouse}")
+    log = None if args.verbose else run_log_path(settings, "run")
+    if log is not None:
+        print(f"bvs run: the full output (Dagster, dbt) goes to {log}", flush=True)
     if interactive(sys.stderr, settings.progress):  # live progress from inside the steps
         os.environ[TERMINAL_FD] = str(os.dup(sys.stderr.fileno()))
-    result = dg.materialize(
-        assets,
-        selection=selection,
-        instance=dg.DagsterInstance.get(),
-        resources={
-            "bvs": BvsResource(data_dir=str(settings.data_dir), as_of=as_of.isoformat()),
-            "dbt": dbt_resource(),
-        },
-        raise_on_error=False,
-        run_config={"loggers": {"console": {"config": {"log_level": args.log_level}}}},
-        tags={"bvs/as_of": as_of.isoformat(), "bvs/trigger": "cli"},
-    )
+    with _output_to(log):
+        result = dg.materialize(
+            assets,
+            selection=selection,
+            instance=dg.DagsterInstance.get(),
+            resources={
+                "bvs": BvsResource(data_dir=str(settings.data_dir), as_of=as_of.isoformat()),
+                "dbt": dbt_resource(),
+            },
+            raise_on_error=False,
+            run_config={"loggers": {"console": {"config": {"log_level": args.log_level}}}},
+            tags={"bvs/as_of": as_of.isoformat(), "bvs/trigger": "cli"},
+        )
     materialized = {
         event.asset_key.to_user_string()
         for event in result.get_asset_materialization_events()
@@ -141,6 +145,8 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         print(
             "  the previous tables and the previous serving snapshot are unchanged", file=sys.stderr
         )
+        if log is not None:
+            print(f"  the full output: {log}", file=sys.stderr)
         return 1
     _print_summary(settings, published="serving/snapshot" in materialized)
     return 0
@@ -370,6 +376,38 @@ def _stdout_to_stderr() -> Iterator[None]:
         os.close(saved)
 
 
+def run_log_path(settings: Settings, command: str) -> Path:
+    """Where a quiet run's full output goes: ``<data_dir>/logs/bvs-<command>-<UTC time>.log``."""
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    return settings.data_dir / "logs" / f"bvs-{command}-{stamp}.log"
+
+
+@contextlib.contextmanager
+def _output_to(log: Path | None) -> Iterator[None]:
+    """With a log file, everything written to standard output and error meanwhile (Dagster's
+    event log, dbt's lines from its own process, the packages' warnings) goes to it instead;
+    without one, nothing changes (--verbose)."""
+    if log is None:
+        yield
+        return
+    log.parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for target, fd in zip((1, 2), saved, strict=True):
+            os.dup2(fd, target)
+            os.close(fd)
+
+
 def _ledger_override(args: argparse.Namespace, settings: Settings) -> int:
     """Record an override or a revert in the customer's audit trail (SPEC 2.2)."""
     from pipelines.ledgers import overrides
@@ -473,10 +511,14 @@ def _ledger_run(args: argparse.Namespace, settings: Settings) -> int:
     if new := [c for c in pending if c not in known]:
         instance.add_dynamic_partitions(CUSTOMERS.name or "", new)
     failed = 0
+    log = None if args.verbose else run_log_path(settings, "ledger-run")
+    if log is not None:
+        print(f"bvs ledger run: the full output (Dagster, dbt) goes to {log}", file=sys.stderr)
     for customer in pending:
         result_file = result_path(settings, customer)
         result_file.unlink(missing_ok=True)
-        with _stdout_to_stderr():  # stdout carries the JSON lines alone
+        # stdout carries the JSON lines alone
+        with _stdout_to_stderr(), _output_to(log):
             result = dg.materialize(
                 ledger_assets,
                 partition_key=partition_key(customer, as_of.isoformat()),
@@ -648,6 +690,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("DEBUG", "INFO", "WARNING", "ERROR"),
         help="Dagster console log level (default WARNING; every event is in the UI)",
     )
+    run.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="show Dagster's and dbt's output here (default: a log file under <data_dir>/logs/)",
+    )
     run.set_defaults(func=cmd_run)
 
     status = sub.add_parser("status", help="sources loaded, the current snapshot, what is stale")
@@ -744,6 +792,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="WARNING",
         choices=("DEBUG", "INFO", "WARNING", "ERROR"),
         help="run: Dagster console log level",
+    )
+    ledger.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="run: Dagster's and dbt's output on stderr (default: a log file under <data_dir>/logs/)",
     )
     ledger.set_defaults(func=cmd_ledger)
 

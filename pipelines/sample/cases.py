@@ -167,7 +167,9 @@ class Builder:
             w = list(words)
             i = 1 if len(w) > 1 else 0
             keep = int(self.rng.random() * len(w[i]))
-            w[i] = w[i][:keep] + W.syllable_word(self.rng.random, 1 + int(self.rng.random() * 3))
+            w[i] = w[i][:keep] + W.syllable_word(
+                self.rng.random, 1 + int(self.rng.random() * 3), prefix=w[i][:keep]
+            )
             if attempt % 3 == 0:
                 w.append(W.syllable_word(self.rng.random, 2))
             candidate = " ".join(w) + " PTY LTD"
