@@ -326,7 +326,13 @@ def test_every_model_unit_test_and_data_test_passes(built: tuple[Path, Path]) ->
     # The one warning: a business-name registration without an ABN is a third of this register.
     warned = {uid for uid, status in statuses.items() if status == "warn"}
     assert warned == {"test.bvs.assert_business_names_mostly_have_a_known_abn"}
-    assert all(s in {"success", "pass"} for uid, s in statuses.items() if uid not in warned)
+    # exposures (models/exposures.yml: the API and the ledger reports) are nodes dbt build
+    # lists without running anything
+    exposures = {uid for uid in statuses if uid.startswith("exposure.")}
+    assert exposures and all(statuses[uid] == "no-op" for uid in exposures)
+    assert all(
+        s in {"success", "pass"} for uid, s in statuses.items() if uid not in warned | exposures
+    )
 
 
 def test_no_check_passes_on_data_that_was_never_loaded(built: tuple[Path, Path]) -> None:
