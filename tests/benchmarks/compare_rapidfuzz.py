@@ -21,6 +21,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipelines.ledgers.intake import read_ledger
 from pipelines.matching import normalise_name, trigram_similarity
 from pipelines.settings import get_settings
 
@@ -36,14 +37,11 @@ def main() -> int:
         print(__doc__)
         return 2
     settings = get_settings()
-    frames = []
-    for path in sorted((settings.landing_dir / "ledgers").rglob("*")):
-        if path.suffix in {".csv", ".xlsx"}:
-            read = pl.read_csv if path.suffix == ".csv" else pl.read_excel
-            frame = read(path, infer_schema_length=0)
-            abn = next(c for c in frame.columns if c.strip().upper() == "ABN")
-            name = next(c for c in frame.columns if "name" in c.lower())
-            frames.append(frame.select(pl.col(abn).alias("abn"), pl.col(name).alias("name")))
+    frames = [
+        read_ledger(path).rows.select("abn", pl.col("supplier_name").alias("name"))
+        for path in sorted((settings.landing_dir / "ledgers").rglob("*"))
+        if path.suffix in {".csv", ".xlsx"} and "replaced" not in path.parts
+    ]
     rows = pl.concat(frames).drop_nulls().to_dicts()
     with duckdb.connect(str(settings.warehouse), read_only=True) as con:
         names: dict[str, list[str]] = {}
@@ -53,9 +51,7 @@ def main() -> int:
         ).fetchall():
             names.setdefault(abn, []).append(normalise_name(name) or "")
     pairs = [
-        (normalise_name(r["name"]) or "", names[r["abn"].replace(" ", "")])
-        for r in rows
-        if r["abn"].replace(" ", "") in names
+        (normalise_name(r["name"]) or "", names[r["abn"]]) for r in rows if r["abn"] in names
     ]
     scorers = {
         "pg_trgm (the contract's)": lambda a, b: trigram_similarity(a, b),
