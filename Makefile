@@ -20,7 +20,7 @@ SCALE ?= 20000
 # the warm dbt's socket under `make dev` (pipelines/dbt_server.py): one per checkout
 DBT_SOCKET ?= /tmp/bvs-dbt-$(shell printf '%s' '$(CURDIR)' | cksum | cut -d' ' -f1).sock
 
-.PHONY: help install prepare sample run dev serve test bench lint clean
+.PHONY: help install prepare sample run dev docs serve test bench lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -36,17 +36,17 @@ $(VENV)/.installed: $(UV) pyproject.toml uv.lock setup.py pipelines/ingest/_abrs
 install: $(VENV)/.installed ## create .venv from uv.lock (run by every target below)
 
 prepare: install ## parse the dbt project (the manifest Dagster loads)
-	$(BIN)/python -c "from pipelines.settings import get_settings; from pipelines.dbt import prepare_manifest; prepare_manifest(get_settings())"
+	@$(BIN)/python -c "from pipelines.settings import get_settings; from pipelines.dbt import prepare_manifest; prepare_manifest(get_settings())"
 
 sample: install ## write sample landing data (SCALE ABN records) if the landing folder is empty
 	@if [ -z "$$(ls -A $(BVS_DATA_DIR)/landing 2>/dev/null)" ]; then \
-		$(BIN)/bvs sample --out $(BVS_DATA_DIR)/landing --scale $(SCALE); \
+		$(BIN)/bvs sample --out $(BVS_DATA_DIR)/landing --scale $(SCALE) --as-of today; \
 	else echo "landing folder $(BVS_DATA_DIR)/landing has files: not writing sample data"; fi
 
-run: sample prepare ## sample data if needed, the whole pipeline, the serving snapshot, the supplier ledgers
-	$(BIN)/bvs run
+run: sample prepare ## sample data if needed, the whole pipeline, the serving snapshot, the supplier ledgers (VERBOSE=1: Dagster's and dbt's output too)
+	@$(BIN)/bvs run $(if $(VERBOSE),--verbose)
 	@if [ -n "$$(ls -A $(BVS_DATA_DIR)/landing/ledgers 2>/dev/null)" ]; then \
-		echo "re-verifying the supplier ledgers (bvs ledger run):"; $(BIN)/bvs ledger run; fi
+		echo "re-verifying the supplier ledgers (bvs ledger run):"; $(BIN)/bvs ledger run $(if $(VERBOSE),--verbose); fi
 
 dev: prepare ## the Dagster UI on http://127.0.0.1:3000, its dbt commands in a warm dbt
 	@mkdir -p $(DAGSTER_HOME)
@@ -54,6 +54,11 @@ dev: prepare ## the Dagster UI on http://127.0.0.1:3000, its dbt commands in a w
 	export BVS_DBT_SERVER=$(DBT_SOCKET); \
 	$(BIN)/bvs dbt-server & server=$$!; trap 'kill $$server' EXIT; \
 	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
+
+docs: prepare ## dbt's docs site on http://127.0.0.1:8080: models, columns, lineage, tests, the API endpoints and ledger reports (exposures); needs a built warehouse (make run)
+	@test -f $(BVS_WAREHOUSE) || { echo "no warehouse at $(BVS_WAREHOUSE): make run first"; exit 1; }
+	$(BIN)/dbt docs generate --project-dir dbt_project --profiles-dir dbt_project --quiet
+	$(BIN)/dbt docs serve --project-dir dbt_project --profiles-dir dbt_project --host 127.0.0.1 --port 8080 --no-browser
 
 serve: install ## the read API on http://127.0.0.1:8000 (needs a published snapshot: make run)
 	$(BIN)/bvs serve --host 127.0.0.1 --port 8000

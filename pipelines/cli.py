@@ -26,9 +26,19 @@ def _date(value: str) -> dt.date:
 # ---------------------------------------------------------------------------------- sample
 
 
-def cmd_sample(args: argparse.Namespace, settings: Settings) -> int:
-    from pipelines.sample import write_sample
+def _as_of(value: str) -> dt.date:
+    """An as-of date: YYYY-MM-DD, or ``today`` (in Brisbane, as `bvs run` takes it)."""
+    return today_in_brisbane() if value == "today" else _date(value)
 
+
+def cmd_sample(args: argparse.Namespace, settings: Settings) -> int:
+    from pipelines.sample import extract_date_for, write_sample
+
+    if args.as_of and args.extract_date:
+        print("bvs sample: give --as-of or --extract-date, not both", file=sys.stderr)
+        return 2
+    if args.as_of:
+        args.extract_date = extract_date_for(args.as_of)
     out = Path(args.out) if args.out else settings.landing_dir
     progress = Progress("sample", enabled=settings.progress)
     summary = write_sample(
@@ -40,7 +50,9 @@ def cmd_sample(args: argparse.Namespace, settings: Settings) -> int:
         **({"extract_date": args.extract_date} if args.extract_date else {}),
     )
     progress.done()
-    print(f"wrote sample landing data to {out}")
+    print(
+        f"wrote sample landing data to {out} (extracts of {summary.extract_date}, as of {summary.as_of})"
+    )
     for name, count in sorted(summary.counts.items()):
         print(f"  {name}: {count:,}")
     return 0
@@ -100,9 +112,12 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"bvs run: the selection {args.select!r} matches no asset", file=sys.stderr)
         return 2
     print(f"bvs run: as of {as_of}, {len(selected)} assets, warehouse {settings.warehouse}")
+    log = None if args.verbose else run_log_path(settings, "run")
+    if log is not None:
+        print(f"bvs run: the full output (Dagster, dbt) goes to {log}", flush=True)
     if interactive(sys.stderr, settings.progress):  # live progress from inside the steps
         os.environ[TERMINAL_FD] = str(os.dup(sys.stderr.fileno()))
-    with quick_event_log():
+    with _output_to(log), quick_event_log():
         result = dg.materialize(
             assets,
             selection=selection,
@@ -131,6 +146,8 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
         print(
             "  the previous tables and the previous serving snapshot are unchanged", file=sys.stderr
         )
+        if log is not None:
+            print(f"  the full output: {log}", file=sys.stderr)
         return 1
     _print_summary(settings, published="serving/snapshot" in materialized)
     return 0
@@ -176,19 +193,23 @@ def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
-    """The verify response for one ABN as JSON, from the current serving snapshot."""
+    """The verify response for one ABN as JSON, from the current serving snapshot; an ABN the
+    register does not hold is the API's 404: its message, exit code 2."""
     from pipelines.serving.verify import verify
 
     checks = [c.strip() for c in args.checks.split(",") if c.strip()] if args.checks else None
     if not args.live:
-        return _print_from_snapshot(settings, lambda con: verify(con, args.abn, checks=checks))
+        return _print_from_snapshot(
+            settings, lambda con: verify(con, args.abn, checks=checks, missing_ok=False)
+        )
     from pipelines.live.checker import LiveChecker
     from pipelines.live.config import from_settings
     from pipelines.serving.live import refresh
 
     checker = LiveChecker(from_settings(settings))
     return _print_from_snapshot(
-        settings, lambda con: refresh(con, verify(con, args.abn, checks=checks), checker)
+        settings,
+        lambda con: refresh(con, verify(con, args.abn, checks=checks, missing_ok=False), checker),
     )
 
 
@@ -208,7 +229,9 @@ def cmd_live_check(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _print_from_snapshot(settings: Settings, build: Any) -> int:
-    """Print `build(connection)` as JSON from the current snapshot; errors as {"message"}."""
+    """Print `build(connection)` as JSON from the current snapshot; errors as {"message"}:
+    exit code 2 for what the API answers 4xx (a malformed or unknown ABN, ticker or id),
+    1 when there is no snapshot to read."""
     from pipelines.serving.verify import VerifyError
     from pipelines.warehouse.snapshot import SnapshotError, open_snapshot
 
@@ -379,6 +402,38 @@ def _stdout_to_stderr() -> Iterator[None]:
         os.close(saved)
 
 
+def run_log_path(settings: Settings, command: str) -> Path:
+    """Where a quiet run's full output goes: ``<data_dir>/logs/bvs-<command>-<UTC time>.log``."""
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    return settings.data_dir / "logs" / f"bvs-{command}-{stamp}.log"
+
+
+@contextlib.contextmanager
+def _output_to(log: Path | None) -> Iterator[None]:
+    """With a log file, everything written to standard output and error meanwhile (Dagster's
+    event log, dbt's lines from its own process, the packages' warnings) goes to it instead;
+    without one, nothing changes (--verbose)."""
+    if log is None:
+        yield
+        return
+    log.parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for target, fd in zip((1, 2), saved, strict=True):
+            os.dup2(fd, target)
+            os.close(fd)
+
+
 def _ledger_override(args: argparse.Namespace, settings: Settings) -> int:
     """Record an override or a revert in the customer's audit trail (SPEC 2.2)."""
     from pipelines.ledgers import overrides
@@ -483,11 +538,14 @@ def _ledger_run(args: argparse.Namespace, settings: Settings) -> int:
     if new := [c for c in pending if c not in known]:
         instance.add_dynamic_partitions(CUSTOMERS.name or "", new)
     failed = 0
+    log = None if args.verbose else run_log_path(settings, "ledger-run")
+    if log is not None:
+        print(f"bvs ledger run: the full output (Dagster, dbt) goes to {log}", file=sys.stderr)
     for customer in pending:
         result_file = result_path(settings, customer)
         result_file.unlink(missing_ok=True)
         # stdout carries the JSON lines alone
-        with _stdout_to_stderr(), quick_event_log():
+        with _stdout_to_stderr(), _output_to(log), quick_event_log():
             result = dg.materialize(
                 ledger_assets,
                 partition_key=partition_key(customer, as_of.isoformat()),
@@ -639,7 +697,15 @@ def build_parser() -> argparse.ArgumentParser:
         default="zip",
         help="the ABR extract as the two download zips (default) or 20 XML files",
     )
-    sample.add_argument("--extract-date", type=_date, help="extract date (default: fixed)")
+    sample.add_argument(
+        "--as-of",
+        type=_as_of,
+        help="date the sample for this as-of date (YYYY-MM-DD or 'today'): extracts two days"
+        " older, fresh on that day; default: the fixed 2026-11-20 of the tests",
+    )
+    sample.add_argument(
+        "--extract-date", type=_date, help="the extracts' date (the as-of date is 2 days later)"
+    )
     sample.set_defaults(func=cmd_sample)
 
     run = sub.add_parser("run", help="materialise the pipeline in-process and publish a snapshot")
@@ -650,6 +716,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="WARNING",
         choices=("DEBUG", "INFO", "WARNING", "ERROR"),
         help="Dagster console log level (default WARNING; every event is in the UI)",
+    )
+    run.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="show Dagster's and dbt's output here (default: a log file under <data_dir>/logs/)",
     )
     run.set_defaults(func=cmd_run)
 
@@ -762,6 +834,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("DEBUG", "INFO", "WARNING", "ERROR"),
         help="run: Dagster console log level",
     )
+    ledger.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="run: Dagster's and dbt's output on stderr (default: a log file under <data_dir>/logs/)",
+    )
     ledger.set_defaults(func=cmd_ledger)
 
     keys = sub.add_parser("keys", help="create, list or revoke API keys")
@@ -782,10 +860,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     settings = get_settings()
     try:
-        return int(args.func(args, settings))
+        code = int(args.func(args, settings))
+        sys.stdout.flush()  # a closed pipe shows here rather than at exit
+        return code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # `bvs ... | head`: the reader has what it wanted. Python would flush stdout again at
+        # exit and print a traceback; point it at /dev/null and end as a pipe writer does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 128 + 13  # SIGPIPE
 
 
 if __name__ == "__main__":

@@ -11,9 +11,9 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+from pipelines.dbt_server import dbt_executable
 from pipelines.settings import Settings
 
 AS_OF_ENV = "BVS_AS_OF"  # "today" for dbt's age and recency rules (macros/as_of_date.sql)
@@ -74,11 +74,6 @@ def build_args(*, select: str | None = None) -> list[str]:
     return args
 
 
-def _dbt_executable() -> str:
-    candidate = Path(sys.prefix) / "bin" / "dbt"
-    return str(candidate) if candidate.exists() else "dbt"
-
-
 def _newest_project_file(settings: Settings) -> float:
     return max(
         p.stat().st_mtime
@@ -111,7 +106,7 @@ def prepare_manifest(settings: Settings, *, force: bool = False) -> Path:
     try:
         completed = subprocess.run(
             [
-                _dbt_executable(),
+                dbt_executable(),
                 "parse",
                 "--project-dir",
                 str(settings.dbt_project_dir),

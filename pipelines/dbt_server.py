@@ -44,10 +44,19 @@ STALE = -1  # sent instead of a child's pid: the server will not run the command
 FINGERPRINTED = ("dbt-core", "dbt-adapters", "dbt-common", "dbt-duckdb", "duckdb")
 
 
-def real_dbt() -> str:
-    """The ``dbt`` of this environment."""
-    candidate = Path(sys.prefix) / "bin" / "dbt"
-    return str(candidate) if candidate.exists() else "dbt"
+def dbt_executable(name: str = "dbt") -> str:
+    """This environment's ``name`` (``dbt``, or its warm client ``bvs-dbt``), else its ``dbt``.
+
+    The one place the project finds dbt. It looks beside the running Python's environment
+    (``sys.prefix``; ``sys.executable`` may be a resolved symlink out of it), not on
+    ``PATH``, so ``.venv/bin/dagster dev`` from a shell that never activated the
+    environment runs this environment's dbt; outside an environment, the ``dbt`` on PATH.
+    """
+    for candidate in dict.fromkeys((name, "dbt")):
+        path = Path(sys.prefix) / "bin" / candidate
+        if path.exists():
+            return str(path)
+    return shutil.which("dbt") or "dbt"
 
 
 # ------------------------------------------------------------------------------- client
@@ -64,7 +73,7 @@ def _recv_exactly(conn: socket.socket, size: int) -> bytes | None:
 
 
 def _exec_dbt(argv: Sequence[str]) -> int:
-    dbt = real_dbt()
+    dbt = dbt_executable()
     os.execv(dbt, [dbt, *argv])  # noqa: S606  (this environment's dbt, the caller's arguments)
     return 1  # not reached
 

@@ -79,7 +79,9 @@ class Settings(BaseSettings):
 
     # Live checks (pipelines/live, docs/live-checks.md): domain age (RDAP), e-mail (MX, SPF,
     # DMARC), DNS blocklists, web presence, certificate transparency, trust and reviews.
-    live_checks: bool = Field(default=True, description="false: every live tile is N/A 'Not run: live checks are off'")
+    live_checks: bool = Field(
+        default=True, description="false: every live tile is N/A 'Not run: live checks are off'"
+    )
     # DNS resolvers as "ip" or "ip:port", comma-separated (default: the system's).
     live_resolvers: str | None = Field(default=None)
     live_dns_timeout: float = Field(default=2.0, gt=0)
@@ -101,10 +103,14 @@ class Settings(BaseSettings):
     live_http_timeout: float = Field(default=5.0, gt=0)
     live_review_timeout: float = Field(default=6.0, gt=0)  # SPEC 8.7
     live_cache_ttl_hours: float = Field(default=24.0, ge=0)  # SPEC 8.4
-    live_cache_path: Path | None = Field(default=None, description="default <data_dir>/live/cache.sqlite")
+    live_cache_path: Path | None = Field(
+        default=None, description="default <data_dir>/live/cache.sqlite"
+    )
     # Domains checked at once, and per provider: concurrent requests and requests per second.
     live_workers: int = Field(default=64, ge=1)
-    live_provider_limits: str | None = Field(default=None, description='JSON {"rdap": {"concurrency": 8, "per_second": 10}}')
+    live_provider_limits: str | None = Field(
+        default=None, description='JSON {"rdap": {"concurrency": 8, "per_second": 10}}'
+    )
     # Before a batch, one DNS query for this name: no answer means no network, and every
     # live tile is N/A at once instead of each lookup timing out ("" skips the probe).
     live_probe_name: str = Field(default="iana.org")

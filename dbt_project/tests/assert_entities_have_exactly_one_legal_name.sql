@@ -1,5 +1,7 @@
 -- Every entity with a legal name has exactly one legal row in entity_names, and that row
--- carries the same name: the two marts agree on what an ABN's legal name is.
+-- carries the same name: the two marts agree on what an ABN's legal name is. A check of
+-- entity_names in Dagster (meta.dagster.ref: the test reads two models).
+{{ config(meta={'dagster': {'ref': {'name': 'entity_names'}}}) }}
 
 with
 

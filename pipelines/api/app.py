@@ -27,6 +27,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pipelines.api import models
+from pipelines.api.docs import add_offline_docs
 from pipelines.api.snapshots import Served, SnapshotHolder
 from pipelines.serving import notices
 from pipelines.serving import search as search_limits
@@ -222,7 +223,10 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
             ' time in seconds. Errors are `{"message": ...}`.'
         ),
         responses={},
+        docs_url=None,  # /docs and /redoc from the package's files, not a CDN (api/docs.py)
+        redoc_url=None,
     )
+    add_offline_docs(app)
     app.add_middleware(RateLimitHeaders)
     app.state.holder = holder
     app.state.gate = gate

@@ -84,6 +84,13 @@ class Source:
     incremental: bool = False
 
 
+# ASIC names its company and business-name extracts by month (`company_YYYYMM.csv`), so
+# their extract date is the first of that month: this month's file, refreshed weekly, is
+# current until next month's arrives. Stale once the month after it is a week old, rather
+# than from the 8th of every month on.
+MONTH_NAMED_REFRESH_DAYS = 31 + 7
+
+
 def _table(name: str, schema: pa.Schema, description: str, **checks: object) -> RawTable:
     return RawTable(name, schema, TableChecks(table=f"raw.{name}", **checks), description)  # type: ignore[arg-type]
 
@@ -238,7 +245,7 @@ SOURCES: dict[str, Source] = {
             },
             parse=each_file(asic_companies.parse),
             file_info=asic_companies.file_info,
-            refresh_days=7,
+            refresh_days=MONTH_NAMED_REFRESH_DAYS,
             description="ASIC Company Dataset (tab-separated, weekly)",
         ),
         Source(
@@ -256,7 +263,7 @@ SOURCES: dict[str, Source] = {
             },
             parse=each_file(asic_business_names.parse),
             file_info=asic_business_names.file_info,
-            refresh_days=7,
+            refresh_days=MONTH_NAMED_REFRESH_DAYS,
             description="ASIC Business Names Dataset (tab-separated, weekly)",
         ),
         # --- project formats (LANDING.md B): quoted UTF-8 CSV, ISO dates, read by

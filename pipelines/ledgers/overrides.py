@@ -35,7 +35,7 @@ import sqlalchemy as sa
 from pipelines.ledgers import store
 from pipelines.ledgers.intake import LedgerError, check_customer_id
 from pipelines.settings import Settings
-from pipelines.state.ledgers import audit_heads
+from pipelines.state.tables import audit_heads
 
 FIELDS = ("domain", "address", "phone")
 GENESIS = "0" * 64

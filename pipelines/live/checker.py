@@ -346,7 +346,10 @@ class LiveChecker:
                     f.scam_error, f.scam_retry_at = failed.reason, failed.retry_at
         self._check_email(f, fresh)
         if self.config.review_platforms:
-            query = {"abn": facts.abn, "name": (facts.trading_names or facts.legal_names or [""])[0]}
+            query = {
+                "abn": facts.abn,
+                "name": (facts.trading_names or facts.legal_names or [""])[0],
+            }
             if f.domain:
                 query["domain"] = f.domain
             f.reviews = reviews(self.config.review_platforms, query, self.providers["reviews"],

@@ -111,7 +111,9 @@ def from_settings(settings: Settings) -> LiveConfig:
         enabled=settings.live_checks,
         resolvers=parse_resolvers(settings.live_resolvers),
         dns_timeout=settings.live_dns_timeout,
-        blocklist_zones=tuple(z.strip() for z in settings.live_blocklist_zones.split(",") if z.strip()),
+        blocklist_zones=tuple(
+            z.strip() for z in settings.live_blocklist_zones.split(",") if z.strip()
+        ),
         rdap_bootstrap_url=settings.live_rdap_bootstrap_url,
         rdap_au_url=settings.live_rdap_au_url,
         ct_url=settings.live_ct_url,

@@ -48,7 +48,6 @@ class PinnedAdapter(HTTPAdapter):
                 pool_kwargs["ssl_context"] = tls_context(bundle)
         return host_params, pool_kwargs
 
-
     def cert_verify(self, conn: Any, url: str, verify: bool | str, cert: Any) -> None:
         """Verification stays on, from the pool's shared context: requests would also set
         the bundle on the pool, which urllib3 then loads into that context on every new

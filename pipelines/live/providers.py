@@ -27,7 +27,9 @@ from pipelines.live.http import get_json
 from pipelines.live.throttle import Provider, RateLimited, Transient, Unavailable
 
 
-def ask(endpoint: Endpoint, query: dict[str, str], *, timeout: float, ca_bundle: Path | None) -> Any:
+def ask(
+    endpoint: Endpoint, query: dict[str, str], *, timeout: float, ca_bundle: Path | None
+) -> Any:
     headers = {"Accept": "application/json"}
     if endpoint.key is not None:
         headers["Authorization"] = f"Bearer {endpoint.key.reveal()}"
@@ -63,7 +65,9 @@ def reviews(
 
     def one(endpoint: Endpoint) -> ReviewAnswer:
         try:
-            answer = provider.call(lambda: ask(endpoint, query, timeout=timeout, ca_bundle=ca_bundle))
+            answer = provider.call(
+                lambda: ask(endpoint, query, timeout=timeout, ca_bundle=ca_bundle)
+            )
         except RateLimited as limited:
             return ReviewAnswer(endpoint.name, error="rate limited",
                                 retry_at=limited.retry_at.isoformat())  # fmt: skip

@@ -51,7 +51,9 @@ def base_url(bootstrap: dict[str, Any], domain: str, au_url: str) -> str | None:
 def _redacts_registration(record: dict[str, Any]) -> bool:
     for item in record.get("redacted") or []:
         name = item.get("name") or {}
-        text = f"{name.get('type', '')} {name.get('description', '')} {item.get('path', '')}".lower()
+        text = (
+            f"{name.get('type', '')} {name.get('description', '')} {item.get('path', '')}".lower()
+        )
         if "registration" in text and ("date" in text or "event" in text):
             return True
     return False
@@ -63,7 +65,9 @@ def parse(domain: str, record: dict[str, Any], source: str) -> RdapFindings:
         if str(event.get("eventAction", "")).lower() == "registration" and event.get("eventDate"):
             text = str(event["eventDate"]).strip()
             try:
-                registered = dt.datetime.fromisoformat(text.replace("Z", "+00:00")).date().isoformat()
+                registered = (
+                    dt.datetime.fromisoformat(text.replace("Z", "+00:00")).date().isoformat()
+                )
             except ValueError:
                 registered = None
             break

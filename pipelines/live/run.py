@@ -39,14 +39,18 @@ class RunSummary:
             by[key] = by.get(key, 0) + 1
 
 
-def tile_row(abn: str, check_id: str, t: Tile, checked_at: dt.datetime) -> tuple[str, str, str, str, str, dt.datetime]:
+def tile_row(
+    abn: str, check_id: str, t: Tile, checked_at: dt.datetime
+) -> tuple[str, str, str, str, str, dt.datetime]:
     detail = dict(t.detail)
     if t.rate_limited:
         detail["rate_limited"] = {"retry_at": t.rate_limited}
     return abn, check_id, t.status, t.reason, json.dumps(detail, default=str), checked_at
 
 
-def _insert(con: duckdb.DuckDBPyConnection, rows: list[tuple[str, str, str, str, str, dt.datetime]]) -> None:
+def _insert(
+    con: duckdb.DuckDBPyConnection, rows: list[tuple[str, str, str, str, str, dt.datetime]]
+) -> None:
     """One Arrow batch per insert (row-by-row ``executemany`` is slow in DuckDB)."""
     if not rows:
         return

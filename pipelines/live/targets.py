@@ -52,7 +52,9 @@ def _ledger_rows(settings: Settings) -> list[dict[str, Any]]:
                     continue
                 domain, source = row.get("domain") or None, "ledger" if row.get("domain") else None
                 for field_name in ("domain", "phone", "address"):
-                    o = forced.get((Path(path).stem, str(row.get("supplier_ref") or ""), field_name))
+                    o = forced.get(
+                        (Path(path).stem, str(row.get("supplier_ref") or ""), field_name)
+                    )
                     if o is not None and field_name == "domain":
                         domain, source = o.value, "override"
                     elif o is not None:
@@ -81,7 +83,9 @@ def _known_domains(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     return found
 
 
-def entity_facts(con: duckdb.DuckDBPyConnection, settings: Settings, limit: int | None = None) -> list[EntityFacts]:
+def entity_facts(
+    con: duckdb.DuckDBPyConnection, settings: Settings, limit: int | None = None
+) -> list[EntityFacts]:
     wanted: dict[str, dict[str, Any]] = {}
     for row in _ledger_rows(settings):
         wanted.setdefault(row["abn"], row)

@@ -107,6 +107,8 @@ class Provider:
                 raise
             except Transient as failure:
                 if attempt >= self.limits.retries:
-                    raise Unavailable(self.name, str(failure) or type(failure).__name__) from failure
+                    raise Unavailable(
+                        self.name, str(failure) or type(failure).__name__
+                    ) from failure
                 time.sleep(self.limits.backoff * (2**attempt) * (0.5 + random.random()))
                 attempt += 1

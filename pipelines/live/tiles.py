@@ -116,7 +116,9 @@ def domain_tile(f: Findings, as_of: dt.date) -> Tile:
         return tile("Domain on a fraud or spam blocklist => FAIL", detail)
     if f.rdap is None:
         if f.rdap_retry_at:
-            return not_run("the registry's RDAP service is rate limiting us", detail, f.rdap_retry_at)
+            return not_run(
+                "the registry's RDAP service is rate limiting us", detail, f.rdap_retry_at
+            )
         return not_run(f"RDAP lookup failed ({f.rdap_error})", detail)
     detail["rdap"] = f.rdap.to_json()
     if not f.rdap.found:
@@ -137,7 +139,9 @@ def domain_tile(f: Findings, as_of: dt.date) -> Tile:
         return tile("Age under 3 months => FAIL", detail)
     if registered > months_before(as_of, 6):
         if abn_registered is not None and registered > abn_registered:
-            return tile("Age under 6 months, registered after the ABN registration date => FAIL", detail)
+            return tile(
+                "Age under 6 months, registered after the ABN registration date => FAIL", detail
+            )
         return tile("Age under 6 months => WARN", detail)
     dmarc, spf = f.dns.dmarc is not None, f.dns.spf is not None
     if registered <= months_before(as_of, 24):
@@ -179,7 +183,9 @@ def email_tile(f: Findings) -> Tile:
     if dns_found.dmarc is None:
         return tile("Business domain, MX valid, DMARC absent => WARN", detail)
     if dns_found.spf is None:
-        return tile("Business domain, MX valid, DMARC present, SPF absent => WARN (decided)", detail)
+        return tile(
+            "Business domain, MX valid, DMARC present, SPF absent => WARN (decided)", detail
+        )
     return tile("Business domain, MX valid, SPF and DMARC present, not blocklisted => PASS", detail)
 
 
@@ -194,7 +200,9 @@ def trust_tile(f: Findings) -> Tile:
     if f.domain is None:
         if f.web_not_run:
             return not_run(f.web_not_run)
-        return tile("No domain to check against blocklists and the scam-rating service => N/A (decided)")
+        return tile(
+            "No domain to check against blocklists and the scam-rating service => N/A (decided)"
+        )
     detail: dict[str, Any] = {"domain": f.domain}
     if f.blocklists is None:
         return not_run(f"blocklist lookups failed ({f.blocklist_error})", detail)
@@ -243,7 +251,9 @@ def web_presence_tile(f: Findings, as_of: dt.date) -> Tile:
             return tile("Parked or placeholder page => FAIL", detail)
         if site is not None:
             detail["site"] = site.to_json()
-        return tile("No site found across all candidate domains (up to 16 patterns) => FAIL", detail)
+        return tile(
+            "No site found across all candidate domains (up to 16 patterns) => FAIL", detail
+        )
     detail["site"] = site.to_json()
     if site.parked or site.placeholder:
         return tile("Parked or placeholder page => FAIL", detail)
@@ -258,7 +268,9 @@ def web_presence_tile(f: Findings, as_of: dt.date) -> Tile:
     if site.text_chars < THIN_TEXT_CHARS:
         return tile("Live but new, thin content or HTTP only => WARN (thin content)", detail)
     if new:
-        return tile("Live but new, thin content or HTTP only => WARN (domain under 6 months)", detail)
+        return tile(
+            "Live but new, thin content or HTTP only => WARN (domain under 6 months)", detail
+        )
     return tile("Active site, HTTPS, established content (resolves, returns 200) => PASS", detail)
 
 
@@ -298,7 +310,10 @@ def premium_tile(f: Findings, check_id: str) -> Tile:
         return not_run(f.off)
     answer = f.premium.get(check_id)
     if answer is None:
-        why = f.premium_errors.get(check_id) or f"{check_id.replace('_', ' ')} provider not configured"
+        why = (
+            f.premium_errors.get(check_id)
+            or f"{check_id.replace('_', ' ')} provider not configured"
+        )
         return not_run(why, retry_at=f.premium_retry.get(check_id))
     if check_id == "phone":
         if not answer.get("connected"):
@@ -346,7 +361,9 @@ def warn_cluster(tiles: Mapping[str, tuple[str, str | None]]) -> dict[str, Any] 
     no_domain = status.get("domain") == "N/A" and ran("domain")
     no_web = status.get("web_presence") in ("N/A", "FAIL") and ran("web_presence")
     warns = sum(
-        1 for c, s in status.items() if s == "WARN" and not (no_domain and c in WARN_CLUSTER_CASCADE)
+        1
+        for c, s in status.items()
+        if s == "WARN" and not (no_domain and c in WARN_CLUSTER_CASCADE)
     )
     if (no_domain or no_web) and warns >= 4:
         return {"warn_count": warns, "no_domain": no_domain, "no_web_presence": no_web}

@@ -110,7 +110,11 @@ def classify_page(html: str, nameservers: Iterable[str]) -> dict[str, Any]:
     text = visible_text(html).lower()
     title_match = _TITLE.search(html)
     title = _SPACE.sub(" ", title_match.group(1)).strip()[:200] if title_match else None
-    signals = [ns for ns in nameservers if any(ns == p or ns.endswith("." + p) for p in PARKING_NAMESERVERS)]
+    signals = [
+        ns
+        for ns in nameservers
+        if any(ns == p or ns.endswith("." + p) for p in PARKING_NAMESERVERS)
+    ]
     signals += [s for s in PARKED_SIGNATURES if s in text]
     placeholder = [s for s in PLACEHOLDER_SIGNATURES if s in text or (title and s in title.lower())]
     return {

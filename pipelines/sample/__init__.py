@@ -6,11 +6,21 @@ folder, reproducibly, with a few deliberately malformed rows listed in
 """
 
 from pipelines.sample.writer import (
+    DEFAULT_AS_OF,
     DEFAULT_EXTRACT_DATE,
     PlantedRow,
     SampleFile,
     SampleSummary,
+    extract_date_for,
     write_sample,
 )
 
-__all__ = ["DEFAULT_EXTRACT_DATE", "PlantedRow", "SampleFile", "SampleSummary", "write_sample"]
+__all__ = [
+    "DEFAULT_AS_OF",
+    "DEFAULT_EXTRACT_DATE",
+    "PlantedRow",
+    "SampleFile",
+    "SampleSummary",
+    "extract_date_for",
+    "write_sample",
+]

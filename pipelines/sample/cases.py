@@ -111,10 +111,15 @@ class Officer:
 
 _CODES = {t.code: t for t in ENTITY_TYPES}
 
+# The sample is written for an as-of date: its extracts are dated this long before it, so a
+# freshly written sample is inside every source's refresh_days (the shortest is 4 days,
+# pipelines/ingest/sources.py) and the planted cases are built around that as-of date.
+EXTRACT_AGE = dt.timedelta(days=2)
+
 
 class Builder:
     def __init__(self, scale: int, seed: int, extract_date: dt.date) -> None:
-        self.as_of = extract_date + dt.timedelta(days=2)
+        self.as_of = extract_date + EXTRACT_AGE
         self.extract = extract_date
         self.rng = random.Random(f"bvs-sample-cases:{seed}")
         self.numbers = Numbering(seed)
@@ -162,7 +167,9 @@ class Builder:
             w = list(words)
             i = 1 if len(w) > 1 else 0
             keep = int(self.rng.random() * len(w[i]))
-            w[i] = w[i][:keep] + W.syllable_word(self.rng.random, 1 + int(self.rng.random() * 3))
+            w[i] = w[i][:keep] + W.syllable_word(
+                self.rng.random, 1 + int(self.rng.random() * 3), prefix=w[i][:keep]
+            )
             if attempt % 3 == 0:
                 w.append(W.syllable_word(self.rng.random, 2))
             candidate = " ".join(w) + " PTY LTD"

@@ -7,6 +7,7 @@ letter so the UTF-8 paths get exercised.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 
@@ -265,11 +266,46 @@ LONG_TAIL_SURNAME_SHARE = 0.35
 LONG_TAIL_COINED_SHARE = 0.5
 
 
-def syllable_word(rnd: Callable[[], float], syllables: int, ending: str = "") -> str:
-    """A pronounceable word of `syllables` syllables drawn with `rnd`, plus `ending`."""
-    parts = []
-    for _ in range(syllables):
-        parts.append(ONSETS[int(rnd() * len(ONSETS))])
-        parts.append(NUCLEI[int(rnd() * len(NUCLEI))])
-        parts.append(CODAS[int(rnd() * len(CODAS))])
-    return "".join(parts) + ending
+# Letter runs no generated word may contain: English obscenities and slurs (and their
+# common spellings). Syllables drawn at random spell one now and then, inside a company or
+# person name a user would read. Matched anywhere in the word, so a harmless word that
+# happens to contain one is redrawn too; that costs nothing.
+OBSCENE = (
+    "ANUS", "ARSE", "BITCH", "BOLLOCK", "BUGGER", "CHINK", "CLIT", "COCK", "COON", "CRAP",
+    "CUM", "CUNT", "DICK", "DYKE", "FAG", "FUC", "FUK", "FUQ", "GOOK", "HOMO", "JIZ", "KIKE",
+    "KUNT", "NIGA", "NIGG", "PAKI", "PENIS", "PISS", "POOF", "PORN", "PRICK", "PUSS",
+    "RAPE", "SHAG", "SHIT", "SLUT", "SPIC", "SPUNK", "TITS", "TOSSER", "TURD", "TWAT",
+    "VAGINA", "WANK", "WHORE",
+)  # fmt: skip
+
+
+_OBSCENE = re.compile("|".join(OBSCENE))
+
+
+def is_obscene(word: str) -> bool:
+    """Whether ``word`` contains one of OBSCENE (any case, across spaces and punctuation)."""
+    return _OBSCENE.search(re.sub(r"[^A-Z]", "", word.upper())) is not None
+
+
+def syllable_word(
+    rnd: Callable[[], float], syllables: int, ending: str = "", *, prefix: str = ""
+) -> str:
+    """A pronounceable word of `syllables` syllables drawn with `rnd`, plus `ending`, that
+    spells no obscenity (with ``prefix``, the text it will be joined to, neither across the
+    join). A word that would spell one has its vowels moved on (then its onsets) until it
+    does not: the draws are the same either way, so every other word of a sample stays."""
+    picks = [
+        (int(rnd() * len(ONSETS)), int(rnd() * len(NUCLEI)), int(rnd() * len(CODAS)))
+        for _ in range(syllables)
+    ]
+    for onset_shift in range(len(ONSETS)):
+        for nucleus_shift in range(len(NUCLEI)):
+            word = "".join(
+                ONSETS[(o + onset_shift) % len(ONSETS)]
+                + NUCLEI[(n + nucleus_shift) % len(NUCLEI)]
+                + CODAS[c]
+                for o, n, c in picks
+            )
+            if _OBSCENE.search((prefix + word + ending).upper()) is None:  # letters only
+                return word + ending
+    raise ValueError(f"no clean word from {picks} with {prefix!r} and {ending!r}")

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from pipelines.sample import formats as F
 from pipelines.sample import market as M
-from pipelines.sample.cases import CasePlan, build_cases
+from pipelines.sample.cases import EXTRACT_AGE, CasePlan, build_cases
 from pipelines.sample.entity_types import UNKNOWN_ENTITY_TYPE_CODES
 from pipelines.sample.generate import (
     ABR_KINDS,
@@ -43,7 +43,17 @@ from pipelines.sample.ledgers import write_ledgers
 from pipelines.sample.numbering import MAX_SCALE
 from pipelines.sample.zipwrite import DeflatedMember, write_zip
 
-DEFAULT_EXTRACT_DATE = dt.date(2026, 11, 18)
+# Without an as-of date the sample is the fixed one the tests and benchmarks are built on
+# (as of 2026-11-20); `bvs sample --as-of today` (`make sample`) dates it for today.
+DEFAULT_AS_OF = dt.date(2026, 11, 20)
+DEFAULT_EXTRACT_DATE = DEFAULT_AS_OF - EXTRACT_AGE
+
+
+def extract_date_for(as_of: dt.date) -> dt.date:
+    """The extract date of a sample written for ``as_of`` (its planted cases' as-of date)."""
+    return as_of - EXTRACT_AGE
+
+
 ABR_FILES = 20
 ABR_ZIPS = (("public_split_1_10.zip", range(0, 10)), ("public_split_11_20.zip", range(10, 20)))
 MALFORMED_SHARE = 0.0005  # of the rows of each source

@@ -44,7 +44,11 @@ def entity_facts(con: duckdb.DuckDBPyConnection, abn: str, response: dict[str, A
     )
     web = (response.get("checks") or {}).get("web_presence") or {}
     detail = web.get("detail") or {}
-    if isinstance(detail, dict) and detail.get("domain") and detail.get("domain_source") in ("override", "ledger"):
+    if (
+        isinstance(detail, dict)
+        and detail.get("domain")
+        and detail.get("domain_source") in ("override", "ledger")
+    ):
         facts.domain, facts.domain_source = detail["domain"], detail["domain_source"]
     return facts
 
@@ -75,7 +79,9 @@ def refresh(
         tile.pop("rate_limited", None)
         if t.rate_limited:
             tile["rate_limited"] = {"retry_at": t.rate_limited}
-        tile["checked_live_at"] = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+        tile["checked_live_at"] = (
+            dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+        )
         checks[check_id] = tile
     for member, check_id in SHAPE_A.items():
         if check_id in checks:
@@ -100,9 +106,9 @@ def _severities(con: duckdb.DuckDBPyConnection, abn: str) -> list[str]:
     cursor = con.cursor()
     try:
         rows = cursor.execute(
-            "select severity from marts.risk_flags where abn = ? and flag_id <> 'WARN_CLUSTER'", [abn]
+            "select severity from marts.risk_flags where abn = ? and flag_id <> 'WARN_CLUSTER'",
+            [abn],
         ).fetchall()
     finally:
         cursor.close()
     return [r[0] for r in rows]
-

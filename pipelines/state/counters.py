@@ -43,7 +43,8 @@ import sqlalchemy as sa
 
 from pipelines.settings import Settings
 from pipelines.state.db import run, sqlite_engine, write_lock
-from pipelines.state.limits import rate_counters, window_bounds
+from pipelines.state.limits import window_bounds
+from pipelines.state.tables import rate_counters
 
 log = logging.getLogger(__name__)
 

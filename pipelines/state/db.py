@@ -38,8 +38,9 @@ from typing import Any
 import sqlalchemy as sa
 
 from pipelines.settings import Settings
+from pipelines.state.tables import metadata
 
-metadata = sa.MetaData()
+__all__ = ["metadata"]  # the tables' (pipelines/state/tables.py), re-exported for callers
 
 SQLITE_BUSY_TIMEOUT_SECONDS = 30
 
@@ -53,9 +54,6 @@ def create_state_engine(settings: Settings) -> sa.Engine:
         if settings.state_url is None:
             settings.state_dir.mkdir(parents=True, exist_ok=True)
         engine = sqlite_engine(url)
-    # importing the modules that declare tables registers them on `metadata`
-    from pipelines.state import keys, ledgers, limits, watches  # noqa: F401
-
     metadata.create_all(engine)
     _add_missing_columns(engine)
     return engine

@@ -20,7 +20,8 @@ from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 
-from pipelines.state.db import DriverSession, metadata, run
+from pipelines.state.db import DriverSession, run
+from pipelines.state.tables import api_keys
 
 PREFIX = "bvs_"
 PLAN_NAMES = ("free", "individual", "enterprise")
@@ -28,21 +29,6 @@ _CUSTOMER = re.compile(r"^[a-z0-9-]{1,64}$")  # CONTRACT.md, Ledgers
 _KEY_PATTERN = re.compile(r"^bvs_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$")
 # compared against when the key id is unknown, so an unknown id costs what a known one does
 _DUMMY_HASH = hashlib.sha256(b"no such key").hexdigest()
-
-api_keys = sa.Table(
-    "api_keys",
-    metadata,
-    sa.Column("key_id", sa.String(12), primary_key=True),
-    sa.Column("name", sa.String(200), nullable=False),
-    sa.Column("owner", sa.String(200), nullable=False),
-    sa.Column("plan", sa.String(20), nullable=False),
-    sa.Column("secret_sha256", sa.String(64), nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("revoked_at", sa.DateTime(timezone=True)),
-    # An Enterprise key may be bound to a customer: it then reads that customer's supplier
-    # ledgers (/api/robot/ledgers), and only theirs.
-    sa.Column("customer", sa.String(64)),
-)
 
 
 class ApiKeyError(ValueError):

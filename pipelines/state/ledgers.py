@@ -16,46 +16,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import sqlalchemy as sa
 
-from pipelines.state.db import metadata
-
-ledger_alerts = sa.Table(
-    "ledger_alerts",
-    metadata,
-    sa.Column("alert_id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("customer", sa.String(64), nullable=False),
-    sa.Column("ledger", sa.String(100), nullable=False),
-    sa.Column("run_id", sa.String(20), nullable=False),
-    sa.Column("run_date", sa.Date, nullable=False),
-    sa.Column("supplier_key", sa.String(300), nullable=False),
-    sa.Column("supplier_ref", sa.String(300)),
-    sa.Column("abn", sa.String(11)),
-    sa.Column("kind", sa.String(20), nullable=False),
-    sa.Column("subject", sa.String(500), nullable=False),
-    sa.Column("before_value", sa.String(500)),
-    sa.Column("after_value", sa.String(500)),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.UniqueConstraint(
-        "customer",
-        "ledger",
-        "run_id",
-        "supplier_key",
-        "kind",
-        "subject",
-        name="one_alert_per_change",
-    ),
-    sa.Index("ledger_alerts_by_customer", "customer", "alert_id"),
-)
-
-# The last entry of each customer's override audit trail (pipelines/ledgers/overrides.py):
-# kept apart from the trail, so entries cut off its end show.
-audit_heads = sa.Table(
-    "ledger_audit_heads",
-    metadata,
-    sa.Column("customer", sa.String(64), primary_key=True),
-    sa.Column("seq", sa.Integer, nullable=False),
-    sa.Column("hash", sa.String(64), nullable=False),
-    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-)
+from pipelines.state.tables import ledger_alerts
 
 _BATCH = 5_000
 

@@ -25,19 +25,11 @@ from typing import Any
 import sqlalchemy as sa
 
 from pipelines.settings import BRISBANE
-from pipelines.state.db import DriverSession, metadata, run
+from pipelines.state.db import DriverSession, run
+from pipelines.state.tables import rate_counters
 
 PERIODS = ("minute", "hour", "day", "month")
 PREMIUM_CHECKS = ("phone", "street_view")
-
-rate_counters = sa.Table(
-    "rate_counters",
-    metadata,
-    sa.Column("key_id", sa.String(12), primary_key=True),
-    sa.Column("counter", sa.String(40), primary_key=True),  # minute | hour | day | month:phone …
-    sa.Column("window_start", sa.String(16), primary_key=True),  # Brisbane time, sortable
-    sa.Column("count", sa.Integer, nullable=False),
-)
 
 
 @dataclass(frozen=True)

@@ -26,35 +26,8 @@ import duckdb
 import sqlalchemy as sa
 
 from pipelines.settings import Settings
-from pipelines.state.db import metadata, state_store
-
-watches = sa.Table(
-    "watches",
-    metadata,
-    sa.Column("watch_id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("owner", sa.String(200), nullable=False),
-    sa.Column("kind", sa.String(20), nullable=False),  # squeeze | activist
-    sa.Column("ticker", sa.String(20)),
-    sa.Column("company_name", sa.String(300)),
-    sa.Column("threshold", sa.Float),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("removed_at", sa.DateTime(timezone=True)),
-)
-
-alerts = sa.Table(
-    "alerts",
-    metadata,
-    sa.Column("alert_id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("watch_id", sa.Integer, sa.ForeignKey("watches.watch_id"), nullable=False),
-    sa.Column("owner", sa.String(200), nullable=False),
-    sa.Column("kind", sa.String(20), nullable=False),
-    sa.Column("trigger_key", sa.String(100), nullable=False),  # the day, or the campaign id
-    sa.Column("ticker", sa.String(20)),
-    sa.Column("triggered_on", sa.Date, nullable=False),
-    sa.Column("detail", sa.Text, nullable=False),  # JSON: what triggered it
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.UniqueConstraint("watch_id", "trigger_key", name="one_alert_per_trigger"),
-)
+from pipelines.state.db import state_store
+from pipelines.state.tables import alerts, watches
 
 KINDS = ("squeeze", "activist")
 

@@ -48,7 +48,11 @@ def serve(n: int, latency: float, cert_dir: str, conn: Any) -> None:
 
     zone, world = Zone(), WebWorld(record_requests=False)
     zone.add("probe.test", "A", "127.0.0.1")
-    body = "<html><head><title>x</title></head><body>" + "<p>An established business.</p>" * 30 + "</body></html>"
+    body = (
+        "<html><head><title>x</title></head><body>"
+        + "<p>An established business.</p>" * 30
+        + "</body></html>"
+    )
     for i in range(n):
         name = domain(i)
         zone.add(name, "A", "127.0.0.1")
@@ -60,7 +64,9 @@ def serve(n: int, latency: float, cert_dir: str, conn: Any) -> None:
             zone.add(f"{name}.{ZONES[0]}", "A", "127.0.1.2")
         if i % 97 == 0:
             zone.add(f"{name}.{ZONES[1]}", "A", "127.255.255.254")
-        world.rdap[name] = {"events": [{"eventAction": "registration", "eventDate": "2015-01-01T00:00:00Z"}]}
+        world.rdap[name] = {
+            "events": [{"eventAction": "registration", "eventDate": "2015-01-01T00:00:00Z"}]
+        }
         world.ct[name] = [{"id": i, "not_before": "2016-01-01T00:00:00", "name_value": name}]
         world.sites[name] = Site(body=body)
     dns_server = DnsServer(zone, latency=latency)
@@ -114,7 +120,9 @@ def rss_mb() -> float:
     return 0.0
 
 
-def run_checks(ports: dict[str, Any], cache: Path, n: int, workers: int, progress: bool = False) -> dict[str, Any]:
+def run_checks(
+    ports: dict[str, Any], cache: Path, n: int, workers: int, progress: bool = False
+) -> dict[str, Any]:
     from pipelines.live.checker import EntityFacts, LiveChecker
     from pipelines.live.run import check_many
 
@@ -133,7 +141,10 @@ def run_checks(ports: dict[str, Any], cache: Path, n: int, workers: int, progres
         if done % max(1, n // 10) == 0:
             samples.append(round(rss_mb(), 1))
             if progress:
-                print(f"  {done:>6} domains  {time.monotonic() - started:6.1f} s  rss {samples[-1]} MB", flush=True)
+                print(
+                    f"  {done:>6} domains  {time.monotonic() - started:6.1f} s  rss {samples[-1]} MB",
+                    flush=True,
+                )
     return {"domains": done, "wall_s": round(time.monotonic() - started, 1),
             "cpu_s": round(time.process_time() - cpu0, 1), "rss_mb_by_tenth": samples,
             "outcomes": statuses}  # fmt: skip
@@ -156,19 +167,25 @@ def child_main() -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--domains", type=int, default=10_000)
     parser.add_argument("--latency", type=float, default=0.1, help="seconds added to every answer")
     parser.add_argument("--workers", type=int, default=256, help="domains in flight")
     parser.add_argument("--skip-resume", action="store_true")
     parser.add_argument("--skip-run", action="store_true", help="only the resume check")
-    parser.add_argument("--target-seconds", type=float, default=120.0, help="the run must finish within this")
+    parser.add_argument(
+        "--target-seconds", type=float, default=120.0, help="the run must finish within this"
+    )
     args = parser.parse_args()
 
     ctx = mp.get_context("spawn")
     parent, child = ctx.Pipe()
     with tempfile.TemporaryDirectory(prefix="bench-live-") as tmp:
-        server = ctx.Process(target=serve, args=(args.domains, args.latency, tmp, child), daemon=True)
+        server = ctx.Process(
+            target=serve, args=(args.domains, args.latency, tmp, child), daemon=True
+        )
         server.start()
         ports = parent.recv()
         print(f"servers up: {args.domains} domains, {args.latency * 1000:.0f} ms added per answer, "
@@ -178,21 +195,29 @@ def main() -> None:
         if not args.skip_run:
             parent.send("cpu")
             server_cpu0 = parent.recv()
-            result = run_checks(ports, Path(tmp) / "run.sqlite", args.domains, args.workers, progress=True)
+            result = run_checks(
+                ports, Path(tmp) / "run.sqlite", args.domains, args.workers, progress=True
+            )
             parent.send("cpu")
             result["server_cpu_s"] = round(parent.recv() - server_cpu0, 1)
             print(json.dumps({"run": result}))
             if result["domains"] != args.domains:
                 failures.append(f"{result['domains']} of {args.domains} domains checked")
             if result["wall_s"] >= args.target_seconds:
-                failures.append(f"took {result['wall_s']} s, the target is under {args.target_seconds:g} s")
+                failures.append(
+                    f"took {result['wall_s']} s, the target is under {args.target_seconds:g} s"
+                )
 
         if not args.skip_resume:
             cache = Path(tmp) / "resume.sqlite"
             parent.send("seen")
             parent.recv()
-            spec = json.dumps({"ports": ports, "cache": str(cache), "n": args.domains, "workers": args.workers})
-            first = subprocess.Popen([sys.executable, __file__, "--child", spec], stdout=subprocess.PIPE)
+            spec = json.dumps(
+                {"ports": ports, "cache": str(cache), "n": args.domains, "workers": args.workers}
+            )
+            first = subprocess.Popen(
+                [sys.executable, __file__, "--child", spec], stdout=subprocess.PIPE
+            )
             while len(cached_web_domains(cache)) < args.domains // 2:
                 time.sleep(0.2)
             first.send_signal(signal.SIGKILL)
@@ -201,7 +226,12 @@ def main() -> None:
             parent.send("seen")
             parent.recv()
             started = time.monotonic()
-            second = subprocess.run([sys.executable, __file__, "--child", spec], capture_output=True, text=True, check=True)
+            second = subprocess.run(
+                [sys.executable, __file__, "--child", spec],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             parent.send("seen")
             asked_again = {h for h in parent.recv() if h.endswith(".bench.test")}
             resumed = json.loads(second.stdout)

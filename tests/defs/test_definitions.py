@@ -205,6 +205,34 @@ def test_every_raw_table_has_blocking_checks() -> None:
     assert specs and all(spec.blocking for spec in specs)
 
 
+def test_every_asset_says_what_it_is() -> None:
+    """Each asset's description is written (dbt: the YAML's), not dagster-dbt's default
+    ("dbt model <name>" and the raw SQL)."""
+    graph = defs.resolve_asset_graph()
+    undescribed = [
+        key.to_user_string()
+        for key in graph.get_all_asset_keys()
+        if not (graph.get(key).description or "").strip()
+        or (graph.get(key).description or "").startswith(
+            ("dbt model ", "dbt snapshot ", "dbt seed ")
+        )
+    ]
+    assert undescribed == []
+
+
+def test_singular_dbt_tests_of_two_models_are_checks_of_one() -> None:
+    """A singular test that reads two models is an asset check of the one its
+    meta.dagster.ref names, so its result shows on that asset (not as an observation)."""
+    checks = {
+        (c.asset_key.to_user_string(), c.name) for c in defs.resolve_asset_graph().asset_check_keys
+    }
+    assert (
+        "staging/stg_asic__business_names",
+        "assert_business_names_mostly_have_a_known_abn",
+    ) in checks
+    assert ("marts/entity_names", "assert_entities_have_exactly_one_legal_name") in checks
+
+
 def test_groups_show_the_layers() -> None:
     graph = defs.resolve_asset_graph()
     keys = graph.get_all_asset_keys()

@@ -763,7 +763,9 @@ def test_a_corrupt_lookup_record_is_500_without_internals(api: Api, abns: dict[s
         assert api.get(f"{BASE}/verify/{abns['plain']}", key).status_code == 200
 
 
-def test_cache_false_checks_the_live_tiles_now(published: Path, tmp_path: Path, abns: dict[str, str]) -> None:
+def test_cache_false_checks_the_live_tiles_now(
+    published: Path, tmp_path: Path, abns: dict[str, str]
+) -> None:
     """SPEC 4.1 ``cache=false`` with the live checks on: the ABN's live tiles are checked at
     request time (pipelines/serving/live.py). A DNS server of the test's own answers the
     connectivity probe and knows none of the entity's candidate domains, so the web presence
@@ -789,7 +791,10 @@ def test_cache_false_checks_the_live_tiles_now(published: Path, tmp_path: Path, 
             live = api.get(f"{path}?cache=false", key).json()
             assert time.monotonic() - started < 15  # SPEC 4.1: 2 to 15 seconds
             web = live["checks"]["web_presence"]
-            assert web["reason"] == "No site found across all candidate domains (up to 16 patterns) => FAIL"
+            assert (
+                web["reason"]
+                == "No site found across all candidate domains (up to 16 patterns) => FAIL"
+            )
             assert web["detail"]["candidates"] and "checked_live_at" in web
             assert live["checks"]["domain"]["status"] == "N/A"
             assert not live["checks"]["domain"]["reason"].startswith("Not run")

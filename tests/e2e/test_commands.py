@@ -18,6 +18,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines.identifiers import abn_with_check_digits
 from pipelines.serving.verify import verify
 from pipelines.settings import get_settings
 from pipelines.warehouse.snapshot import current_snapshot
@@ -269,6 +270,16 @@ def test_verify_command_refuses_a_malformed_abn(world: dict) -> None:
     }
 
 
+def test_verify_command_of_an_unknown_abn_exits_2_as_the_api_answers_404(
+    world: dict, snapshot_con: duckdb.DuckDBPyConnection
+) -> None:
+    abn = abn_with_check_digits("999999999")
+    assert not snapshot_con.execute("select 1 from marts.entities where abn = ?", [abn]).fetchall()
+    result = _run(["verify", abn], world["env"])
+    assert result.returncode == 2
+    assert json.loads(result.stdout) == {"message": f"the ABN {abn} was not found in the register"}
+
+
 def test_search_command_labels_a_trading_name_with_the_legal_name_beneath(world: dict) -> None:
     """SPEC 4.4 on the sample: a trading name typed in full is the first result (exact,
     T3a), labelled with the trading name, the legal name beneath; --limit bounds the list;
@@ -438,6 +449,7 @@ def test_status_reports_sources_snapshot_and_staleness(world: dict) -> None:
     checks = {(c["table_name"], c["check_name"]): c["passed"] for c in by_source["abr"]["checks"]}
     assert checks[("raw.abr__abns", "key_unique")] is True
     assert checks[("raw.abr__abns", "abn_check_digits")] is True
+    assert report["stale"] == []  # `bvs sample` wrote the sample for this as-of date
     late = _run(["status", "--json", "--as-of", "2027-01-31"], world["env"])
     assert any("abr" in item for item in json.loads(late.stdout)["stale"])
 

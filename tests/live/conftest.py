@@ -18,10 +18,14 @@ from tests.live.servers import DnsServer, Site, WebServer, WebWorld, Zone
 AS_OF = dt.date(2026, 11, 1)
 BLOCKLIST = "dbl.test"
 BLOCKLIST_2 = "uri.test"
-RICH = "<html><head><title>{name}</title></head><body>" + (
-    "<p>We are an established Brisbane plumbing business serving homes and businesses"
-    " since 2001. Our licensed team handles maintenance, renovations and emergencies.</p>" * 8
-) + "</body></html>"
+RICH = (
+    "<html><head><title>{name}</title></head><body>"
+    + (
+        "<p>We are an established Brisbane plumbing business serving homes and businesses"
+        " since 2001. Our licensed team handles maintenance, renovations and emergencies.</p>" * 8
+    )
+    + "</body></html>"
+)
 
 
 def rdap_registered(day: dt.date) -> dict[str, Any]:
@@ -70,7 +74,12 @@ def build_zone_and_sites() -> tuple[Zone, WebWorld, list[str]]:
         if mx:
             zone.add(name, "MX", f"10 mail.{name}.")
         if spf:
-            zone.add(name, "TXT", '"v=spf1 include:_spf.example.net -all"', '"google-site-verification=x"')
+            zone.add(
+                name,
+                "TXT",
+                '"v=spf1 include:_spf.example.net -all"',
+                '"google-site-verification=x"',
+            )
         if dmarc:
             zone.add(f"_dmarc.{name}", "TXT", '"v=DMARC1; p=reject"')
         if ns:
@@ -81,7 +90,11 @@ def build_zone_and_sites() -> tuple[Zone, WebWorld, list[str]]:
 
     domain("good.com.au", registered=years_ago(8))
     w.ct["good.com.au"] = [
-        {"id": 1, "not_before": "2018-03-01T00:00:00", "name_value": "good.com.au\nwww.good.com.au"},
+        {
+            "id": 1,
+            "not_before": "2018-03-01T00:00:00",
+            "name_value": "good.com.au\nwww.good.com.au",
+        },
         {"id": 2, "not_before": "2019-03-01T00:00:00", "name_value": "shop.good.com.au"},
         {"id": 2, "not_before": "2019-03-01T00:00:00", "name_value": "shop.good.com.au"},
         {"id": 3, "not_before": "2024-03-01T00:00:00", "name_value": "*.good.com.au"},
@@ -112,8 +125,14 @@ def build_zone_and_sites() -> tuple[Zone, WebWorld, list[str]]:
     domain("oneflag.com.au", registered=years_ago(6))
     w.scam["oneflag.com.au"] = {"score": 80, "flags": ["new contact details"]}
     domain("rdaplimited.com.au")
-    domain("thin.com.au", registered=years_ago(6), site=Site(body="<html><body>Hello</body></html>"))
-    domain("httponly.com.au", registered=years_ago(6), site=Site(body=RICH.format(name="h"), https=False))
+    domain(
+        "thin.com.au", registered=years_ago(6), site=Site(body="<html><body>Hello</body></html>")
+    )
+    domain(
+        "httponly.com.au",
+        registered=years_ago(6),
+        site=Site(body=RICH.format(name="h"), https=False),
+    )
     domain("parked.com.au", registered=years_ago(6),
            site=Site(body="<html><body><h1>This domain is for sale!</h1> Buy this domain today.</body></html>"))  # fmt: skip
     domain("parkedns.com.au", registered=years_ago(6), ns="ns1.sedoparking.com",
@@ -121,13 +140,21 @@ def build_zone_and_sites() -> tuple[Zone, WebWorld, list[str]]:
     domain("placeholder.com.au", registered=years_ago(6),
            site=Site(body="<html><head><title>Coming Soon</title></head><body>Our new website is coming soon.</body></html>"))  # fmt: skip
     domain("newsite.com.au", registered=AS_OF - dt.timedelta(days=100))
-    domain("redirect.com.au", registered=years_ago(6), site=Site(status=301, location="https://www.redirect.com.au/home"))
+    domain(
+        "redirect.com.au",
+        registered=years_ago(6),
+        site=Site(status=301, location="https://www.redirect.com.au/home"),
+    )
     zone.add("www.redirect.com.au", "A", "127.0.0.1")
     w.sites["www.redirect.com.au"] = Site(body=RICH.format(name="redirected"))
     domain("loop.com.au", registered=years_ago(6), site=Site(status=302, location="/again"))
     domain("down.com.au", registered=years_ago(6), site=Site(status=503, body="down"))
     # web-presence candidates: "Acme Plumbing": acmeplumbing.com.au parked, .com live
-    domain("acmeplumbing.com.au", registered=years_ago(6), site=Site(body="<html><body>Buy this domain</body></html>"))
+    domain(
+        "acmeplumbing.com.au",
+        registered=years_ago(6),
+        site=Site(body="<html><body>Buy this domain</body></html>"),
+    )
     domain("acmeplumbing.com", registered=years_ago(7))
     # a listed e-mail domain and a private-address override
     domain("internal.com.au", registered=years_ago(6))

@@ -79,7 +79,6 @@ class DnsServer:
         self.queries = 0
         server = self
 
-
         class TcpHandler(socketserver.BaseRequestHandler):
             def handle(self) -> None:
                 while True:
@@ -186,7 +185,9 @@ class WebWorld:
     rdap_rate_limited: dict[str, int] = field(default_factory=dict)  # domain -> Retry-After s
     ct: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     scam: dict[str, dict[str, Any]] = field(default_factory=dict)
-    reviews: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)  # platform -> key -> answer
+    reviews: dict[str, dict[str, dict[str, Any]]] = field(
+        default_factory=dict
+    )  # platform -> key -> answer
     review_delay: dict[str, float] = field(default_factory=dict)  # platform -> seconds
     requests: list[tuple[str, str]] = field(default_factory=list)
     keys_seen: list[str] = field(default_factory=list)
@@ -196,7 +197,9 @@ class WebWorld:
 class WebServer:
     """One handler behind two listeners: HTTP and HTTPS."""
 
-    def __init__(self, world: WebWorld, cert_dir: Path, hostnames: list[str], latency: float = 0.0) -> None:
+    def __init__(
+        self, world: WebWorld, cert_dir: Path, hostnames: list[str], latency: float = 0.0
+    ) -> None:
         import trustme
 
         self.world = world

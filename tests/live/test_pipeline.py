@@ -86,7 +86,9 @@ def live_env(world: LiveWorld, data_dir: Path) -> dict[str, str]:
 def stored(warehouse: Path) -> dict[tuple[str, str], tuple[str, str, dict[str, Any]]]:
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
-        rows = con.execute("select abn, check_id, status, reason, detail from live.tiles").fetchall()
+        rows = con.execute(
+            "select abn, check_id, status, reason, detail from live.tiles"
+        ).fetchall()
     finally:
         con.close()
     return {(a, c): (s, r, json.loads(d)) for a, c, s, r, d in rows}
@@ -109,7 +111,11 @@ def test_targets_ledger_suppliers_then_known_domains(data_dir: Path,
         facts = entity_facts(con, settings)
         assert [f.abn for f in facts] == [ACME, SOLE, PLUMBING]
         acme, sole, plumbing = facts
-        assert (acme.domain, acme.domain_source, acme.email) == ("good.com.au", "ledger", "accounts@good.com.au")
+        assert (acme.domain, acme.domain_source, acme.email) == (
+            "good.com.au",
+            "ledger",
+            "accounts@good.com.au",
+        )
         assert sole.is_individual and sole.legal_names == ["JANE CITIZEN"]
         assert plumbing.trading_names == ["Acme Plumbing Brisbane"]
         summary = check_and_store(con, make_checker(), facts, AS_OF)
@@ -159,12 +165,17 @@ def test_the_dagster_asset_stores_the_tiles(data_dir: Path, live_world: LiveWorl
 
     for key, value in live_env(live_world, data_dir).items():
         monkeypatch.setenv(key, value)
-    result = dg.materialize([live_tiles], resources={"bvs": BvsResource(data_dir=str(data_dir), as_of=AS_OF.isoformat())})
+    result = dg.materialize(
+        [live_tiles],
+        resources={"bvs": BvsResource(data_dir=str(data_dir), as_of=AS_OF.isoformat())},
+    )
     assert result.success
     metadata = result.asset_materializations_for_node("live__tiles")[0].metadata
     assert metadata["abns"].value == 3
     tiles = stored(data_dir / "warehouse.duckdb")
-    assert tiles[(ACME, "trust")][1] == "Clean on all blocklists and the scam-rating service => PASS"
+    assert (
+        tiles[(ACME, "trust")][1] == "Clean on all blocklists and the scam-rating service => PASS"
+    )
     assert "k-secret-1" not in json.dumps([list(v) for v in tiles.values()])
 
 
@@ -178,7 +189,9 @@ def test_offline_the_asset_stores_not_run_with_the_reason(data_dir: Path, live_w
     for key, value in live_env(live_world, data_dir).items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("BVS_LIVE_PROBE_NAME", "unresolvable.test")
-    assert dg.materialize([live_tiles], resources={"bvs": BvsResource(data_dir=str(data_dir))}).success
+    assert dg.materialize(
+        [live_tiles], resources={"bvs": BvsResource(data_dir=str(data_dir))}
+    ).success
     tiles = stored(data_dir / "warehouse.duckdb")
     assert len(tiles) == 3 * 8
     assert all(r.startswith("Not run: no network") and s == "N/A" for s, r, _ in tiles.values())
@@ -203,10 +216,15 @@ def test_verify_live_refreshes_the_tiles_and_recomputes_warn_cluster(
 ) -> None:
     con = duckdb.connect(str(tmp_path / "snap.duckdb"))
     con.execute("create schema marts")
-    con.execute("create table marts.entities (abn varchar, is_individual boolean, abn_status_from_date date)")
+    con.execute(
+        "create table marts.entities (abn varchar, is_individual boolean, abn_status_from_date date)"
+    )
     con.execute("create table marts.entity_names (abn varchar, name varchar, name_kind varchar)")
     con.execute("create table marts.risk_flags (abn varchar, flag_id varchar, severity varchar)")
-    con.execute("insert into marts.entities values (?, false, '2005-01-01'), (?, false, '2005-01-01')", [NOBODY, ACME])
+    con.execute(
+        "insert into marts.entities values (?, false, '2005-01-01'), (?, false, '2005-01-01')",
+        [NOBODY, ACME],
+    )
     con.execute("insert into marts.entity_names values (?, 'ZZQX NOTHING PTY LTD', 'legal'), (?, 'ACME PTY LTD', 'legal')",
                 [NOBODY, ACME])  # fmt: skip
     # no domain for Zzqx: the search ran and found none, four register WARNs => WARN_CLUSTER
@@ -217,7 +235,10 @@ def test_verify_live_refreshes_the_tiles_and_recomputes_warn_cluster(
     assert out["domain"] is out["checks"]["domain"]
     # a user's override (from the snapshot's tile detail) is checked, not searched for
     response = _response(ACME, "ACME PTY LTD")
-    response["checks"]["web_presence"]["detail"] = {"domain": "good.com.au", "domain_source": "override"}
+    response["checks"]["web_presence"]["detail"] = {
+        "domain": "good.com.au",
+        "domain_source": "override",
+    }
     out = refresh(con, response, make_checker())
     assert out["checks"]["web_presence"]["status"] == "PASS"
     assert out["checks"]["domain"]["detail"]["domain_source"] == "override"
@@ -226,7 +247,9 @@ def test_verify_live_refreshes_the_tiles_and_recomputes_warn_cluster(
     con.close()
 
 
-def test_bvs_live_check_prints_what_each_client_found(tmp_path: Path, live_world: LiveWorld) -> None:
+def test_bvs_live_check_prints_what_each_client_found(
+    tmp_path: Path, live_world: LiveWorld
+) -> None:
     env = {**os.environ, **live_env(live_world, tmp_path)}
     bvs = Path(sys.executable).parent / "bvs"
     done = subprocess.run([str(bvs), "live-check", "https://www.good.com.au/about"], env=env,
@@ -234,11 +257,19 @@ def test_bvs_live_check_prints_what_each_client_found(tmp_path: Path, live_world
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     assert found["domain"] == "good.com.au"
-    assert found["dns"]["mx"] == ["mail.good.com.au"] and found["dns"]["dmarc"].startswith("v=DMARC1")
+    assert found["dns"]["mx"] == ["mail.good.com.au"] and found["dns"]["dmarc"].startswith(
+        "v=DMARC1"
+    )
     assert found["rdap"]["registered"] and found["certificate_transparency"]["certificates"] == 3
     assert found["web"]["live"] and found["web"]["https"]
     assert found["blocklists"]["clean"] == ["dbl.test", "uri.test"]
-    bad = subprocess.run([str(bvs), "live-check", "not a domain"], env=env, capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [str(bvs), "live-check", "not a domain"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2 and "not a domain name" in json.loads(bad.stdout)["message"]
 
 

@@ -32,9 +32,17 @@ DOMAIN_ROWS = [
     ("nodmarc.com.au", OLD_ABN, "Age 6 months to 2 years, DMARC absent => WARN"),
     # a new business: its ABN is younger than its domain
     ("under6.com.au", dt.date(2026, 10, 1), "Age under 6 months => WARN"),
-    ("under6.com.au", OLD_ABN, "Age under 6 months, registered after the ABN registration date => FAIL"),
+    (
+        "under6.com.au",
+        OLD_ABN,
+        "Age under 6 months, registered after the ABN registration date => FAIL",
+    ),
     # registered after the ABN but 3 years old: the age rows decide (decided)
-    ("afterabn.com.au", dt.date(2020, 1, 1), "Age 2 years or more, DMARC present, SPF present => PASS"),
+    (
+        "afterabn.com.au",
+        dt.date(2020, 1, 1),
+        "Age 2 years or more, DMARC present, SPF present => PASS",
+    ),
     ("young.com.au", OLD_ABN, "Age under 3 months => FAIL"),
     ("listed.com.au", OLD_ABN, "Domain on a fraud or spam blocklist => FAIL"),
     ("redacted.com.au", OLD_ABN, "Creation date redacted (unknown age) => WARN"),
@@ -42,7 +50,9 @@ DOMAIN_ROWS = [
 ]
 
 
-@pytest.mark.parametrize(("domain", "abn_registered", "row"), DOMAIN_ROWS, ids=[r[2] for r in DOMAIN_ROWS])
+@pytest.mark.parametrize(
+    ("domain", "abn_registered", "row"), DOMAIN_ROWS, ids=[r[2] for r in DOMAIN_ROWS]
+)
 def test_domain_age_rows(make_checker: Callable[..., LiveChecker], domain: str,
                          abn_registered: dt.date, row: str) -> None:  # fmt: skip
     t = tiles_for(make_checker(), domain=domain, abn_registered=abn_registered)["domain"]
@@ -50,7 +60,9 @@ def test_domain_age_rows(make_checker: Callable[..., LiveChecker], domain: str,
     assert t.status == row.split("=> ")[1].split()[0]
 
 
-def test_certificate_transparency_in_the_domain_detail(make_checker: Callable[..., LiveChecker]) -> None:
+def test_certificate_transparency_in_the_domain_detail(
+    make_checker: Callable[..., LiveChecker],
+) -> None:
     t = tiles_for(make_checker(), domain="good.com.au")["domain"]
     ct = t.detail["certificate_transparency"]
     assert ct["certificates"] == 3  # the duplicate entry counted once
@@ -60,22 +72,35 @@ def test_certificate_transparency_in_the_domain_detail(make_checker: Callable[..
 
 
 EMAIL_ROWS = [
-    ({"domain": "good.com.au"}, "Business domain, MX valid, SPF and DMARC present, not blocklisted => PASS"),
+    (
+        {"domain": "good.com.au"},
+        "Business domain, MX valid, SPF and DMARC present, not blocklisted => PASS",
+    ),
     ({"domain": "nodmarc.com.au"}, "Business domain, MX valid, DMARC absent => WARN"),
     ({"domain": "good.com.au", "email": "owner@gmail.com"}, "Free e-mail provider => WARN"),
     ({"domain": "nomx.com.au"}, "No MX records => FAIL"),
     ({"domain": "good.com.au", "email": "accounts@nullmx.com.au"}, "No MX records => FAIL"),
-    ({"domain": "good.com.au", "email": "billing@listed.com.au"}, "Domain on a spam or phishing blocklist => FAIL"),
-    ({"domain": "nospf.com.au"}, "Business domain, MX valid, DMARC present, SPF absent => WARN (decided)"),
+    (
+        {"domain": "good.com.au", "email": "billing@listed.com.au"},
+        "Domain on a spam or phishing blocklist => FAIL",
+    ),
+    (
+        {"domain": "nospf.com.au"},
+        "Business domain, MX valid, DMARC present, SPF absent => WARN (decided)",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("facts", "row"), EMAIL_ROWS, ids=[r[1] for r in EMAIL_ROWS])
-def test_email_rows(make_checker: Callable[..., LiveChecker], facts: dict[str, str], row: str) -> None:
+def test_email_rows(
+    make_checker: Callable[..., LiveChecker], facts: dict[str, str], row: str
+) -> None:
     assert tiles_for(make_checker(), **facts)["email"].reason == row
 
 
-def test_blocklist_rate_limit_answers_are_filtered_out(make_checker: Callable[..., LiveChecker]) -> None:
+def test_blocklist_rate_limit_answers_are_filtered_out(
+    make_checker: Callable[..., LiveChecker],
+) -> None:
     """SPEC 3.3: a 127.255.255.x answer is never a listing; the zone is unknown until retry."""
     t = tiles_for(make_checker(), domain="blratelimit.com.au")
     assert t["email"].status == "PASS"
@@ -94,7 +119,9 @@ TRUST_ROWS = [
 ]
 
 
-@pytest.mark.parametrize(("domain", "row"), TRUST_ROWS, ids=[f"{r[1]} ({r[0]})" for r in TRUST_ROWS])
+@pytest.mark.parametrize(
+    ("domain", "row"), TRUST_ROWS, ids=[f"{r[1]} ({r[0]})" for r in TRUST_ROWS]
+)
 def test_trust_rows(make_checker: Callable[..., LiveChecker], domain: str, row: str) -> None:
     assert tiles_for(make_checker(), domain=domain)["trust"].reason == row
 
@@ -111,22 +138,39 @@ def test_trust_without_a_scam_rating_provider_is_not_run(make_checker: Callable[
 
 
 WEB_ROWS = [
-    ({"domain": "good.com.au"}, "Active site, HTTPS, established content (resolves, returns 200) => PASS"),
-    ({"domain": "redirect.com.au"}, "Active site, HTTPS, established content (resolves, returns 200) => PASS"),
+    (
+        {"domain": "good.com.au"},
+        "Active site, HTTPS, established content (resolves, returns 200) => PASS",
+    ),
+    (
+        {"domain": "redirect.com.au"},
+        "Active site, HTTPS, established content (resolves, returns 200) => PASS",
+    ),
     ({"domain": "httponly.com.au"}, "Live but new, thin content or HTTP only => WARN (HTTP only)"),
     ({"domain": "thin.com.au"}, "Live but new, thin content or HTTP only => WARN (thin content)"),
-    ({"domain": "newsite.com.au"}, "Live but new, thin content or HTTP only => WARN (domain under 6 months)"),
+    (
+        {"domain": "newsite.com.au"},
+        "Live but new, thin content or HTTP only => WARN (domain under 6 months)",
+    ),
     ({"domain": "parked.com.au"}, "Parked or placeholder page => FAIL"),
     ({"domain": "parkedns.com.au"}, "Parked or placeholder page => FAIL"),
     ({"domain": "placeholder.com.au"}, "Parked or placeholder page => FAIL"),
-    ({"domain": "loop.com.au"}, "No site found across all candidate domains (up to 16 patterns) => FAIL"),
-    ({"legal_names": ["Zzqx Nothing Pty Ltd"]}, "No site found across all candidate domains (up to 16 patterns) => FAIL"),
+    (
+        {"domain": "loop.com.au"},
+        "No site found across all candidate domains (up to 16 patterns) => FAIL",
+    ),
+    (
+        {"legal_names": ["Zzqx Nothing Pty Ltd"]},
+        "No site found across all candidate domains (up to 16 patterns) => FAIL",
+    ),
     ({"legal_names": ["Jane Citizen"], "is_individual": True}, "Sole trader with no domain => N/A"),
 ]
 
 
 @pytest.mark.parametrize(("facts", "row"), WEB_ROWS, ids=[f"{r[1]} {r[0]}" for r in WEB_ROWS])
-def test_web_presence_rows(make_checker: Callable[..., LiveChecker], facts: dict[str, Any], row: str) -> None:
+def test_web_presence_rows(
+    make_checker: Callable[..., LiveChecker], facts: dict[str, Any], row: str
+) -> None:
     assert tiles_for(make_checker(), **facts)["web_presence"].reason == row
 
 
@@ -144,14 +188,18 @@ def test_candidates_trading_names_first_and_the_first_live_non_parked_domain_win
                   trading_names=["Acme Plumbing Brisbane"])  # fmt: skip
     web = t["web_presence"]
     assert web.status == "PASS"
-    assert web.detail["domain"] == "acmeplumbing.com" and web.detail["domain_source"] == "web_presence"
+    assert (
+        web.detail["domain"] == "acmeplumbing.com" and web.detail["domain_source"] == "web_presence"
+    )
     assert web.detail["candidates"][:4] == ["acmeplumbing.com.au", "acmeplumbing.com", "acmeplumbing.au",
                                             "acmeplumbing.net.au"]  # fmt: skip
     assert t["domain"].detail["domain"] == "acmeplumbing.com"
     assert t["domain"].status == "PASS"
 
 
-def test_no_domain_found_is_a_finding_not_a_missing_check(make_checker: Callable[..., LiveChecker]) -> None:
+def test_no_domain_found_is_a_finding_not_a_missing_check(
+    make_checker: Callable[..., LiveChecker],
+) -> None:
     t = tiles_for(make_checker(), legal_names=["Zzqx Nothing Pty Ltd"])
     assert t["domain"].status == "N/A" and not t["domain"].reason.startswith("Not run")
     assert len(t["web_presence"].detail["candidates"]) <= 16
@@ -160,7 +208,9 @@ def test_no_domain_found_is_a_finding_not_a_missing_check(make_checker: Callable
 def test_an_override_pointing_at_a_private_address_is_refused(make_checker: Callable[..., LiveChecker],
                                                               live_world: LiveWorld) -> None:  # fmt: skip
     before = len(live_world.sites.requests)
-    t = tiles_for(make_checker(allow_private=False), domain="internal.com.au", domain_source="override")
+    t = tiles_for(
+        make_checker(allow_private=False), domain="internal.com.au", domain_source="override"
+    )
     for check in ("domain", "trust", "web_presence", "email"):
         assert t[check].status == "N/A", check
         assert "refused" in t[check].reason and "127.0.0.1" in t[check].reason
@@ -179,7 +229,9 @@ def test_rdap_rate_limit_gives_the_countdown_and_a_retry_after_it_fetches_fresh(
     assert retry_at > dt.datetime.now(dt.UTC) - dt.timedelta(seconds=1)
     # the provider recovers; before retry_at the cache answers (no call), after it a fresh one
     del world.rdap_rate_limited["rdaplimited.com.au"]
-    world.rdap["rdaplimited.com.au"] = {"events": [{"eventAction": "registration", "eventDate": "2015-05-05T00:00:00Z"}]}
+    world.rdap["rdaplimited.com.au"] = {
+        "events": [{"eventAction": "registration", "eventDate": "2015-05-05T00:00:00Z"}]
+    }
     calls = lambda: sum(1 for h, p in world.requests if p.endswith("/domain/rdaplimited.com.au"))  # noqa: E731
     seen = calls()
     assert tiles_for(checker, domain="rdaplimited.com.au")["domain"].rate_limited is not None
@@ -209,9 +261,13 @@ def test_reviews_in_parallel_with_a_six_second_timeout_each(make_checker: Callab
     assert 5.5 < took < 7.0  # the three at once, the slow one cut at 6 s
     few = make_checker(review_platforms=platforms[1:2])
     assert tiles_for(few, domain="good.com.au")["customer_reviews"].reason == (
-        "Reviews found but below 4.0 stars or fewer than 10 reviews => WARN")
+        "Reviews found but below 4.0 stars or fewer than 10 reviews => WARN"
+    )
     nothing = make_checker(review_platforms=platforms[:1])
-    assert tiles_for(nothing, abn="53004085616", domain="good.com.au")["customer_reviews"].reason == "Not found => N/A"
+    assert (
+        tiles_for(nothing, abn="53004085616", domain="good.com.au")["customer_reviews"].reason
+        == "Not found => N/A"
+    )
 
 
 def test_unconfigured_providers_are_not_run(make_checker: Callable[..., LiveChecker]) -> None:
@@ -221,11 +277,16 @@ def test_unconfigured_providers_are_not_run(make_checker: Callable[..., LiveChec
         assert "not configured" in t[check].reason
 
 
-def test_offline_every_live_tile_is_not_run_at_once(make_checker: Callable[..., LiveChecker]) -> None:
+def test_offline_every_live_tile_is_not_run_at_once(
+    make_checker: Callable[..., LiveChecker],
+) -> None:
     checker = make_checker(probe_name="unresolvable.test")
     started = time.monotonic()
     t = tiles_for(checker, domain="good.com.au")
     assert time.monotonic() - started < 1.0
-    assert all(tile.status == "N/A" and tile.reason.startswith("Not run: no network") for tile in t.values())
+    assert all(
+        tile.status == "N/A" and tile.reason.startswith("Not run: no network")
+        for tile in t.values()
+    )
     off = tiles_for(make_checker(enabled=False), domain="good.com.au")
     assert off["domain"].reason == "Not run: live checks are off (BVS_LIVE_CHECKS=false) => N/A"

@@ -1,4 +1,6 @@
-"""The weekly refresh: the registers publish weekly. Off until turned on in the UI."""
+"""The schedules of the register and market pipeline, off until turned on in the UI: the
+weekly register refresh (the registers publish weekly) and the daily market refresh (prices
+and short positions, every trading day)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,14 @@
 """The dbt project as Dagster sees it: paths, the naming policy, the CLI resource. Nothing
-is parsed here, and no asset is built (the register models: ``dbt.py``; the supplier
+is parsed here but under `dagster dev` or in a fresh clone, and no asset is built (the register models: ``dbt.py``; the supplier
 ledgers': ``defs/ledgers``), so each area imports only what it needs."""
 
 import shutil
-import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
+from dagster._utils import run_with_concurrent_update_guard
 from dagster_dbt import (
     DagsterDbtTranslator,
     DagsterDbtTranslatorSettings,
@@ -16,12 +16,46 @@ from dagster_dbt import (
     DbtCliResource,
     DbtProject,
 )
+from dagster_dbt.dbt_project import DbtProjectPreparer
+from dagster_shared.record import replace
 
-from pipelines.settings import DBT_PROJECT_DIR
+from pipelines.dbt import prepare_manifest
+from pipelines.dbt_server import dbt_executable
+from pipelines.settings import DBT_PROJECT_DIR, get_settings
 
-# Paths only: nothing is parsed here. The manifest is prepared before definitions load
-# (`make prepare`, `bvs run`), or by `prepare_if_dev()` under `dagster dev`.
-dbt_project = DbtProject(project_dir=DBT_PROJECT_DIR, profiles_dir=DBT_PROJECT_DIR)
+
+class BvsDbtProjectPreparer(DbtProjectPreparer):
+    """Parses the project as `make prepare` and `bvs run` do (``pipelines.dbt.prepare_manifest``):
+    with the settings' defaults for what profiles.yml reads (BVS_WAREHOUSE and the DuckDB
+    bounds, as ``bvs`` sets them) and this environment's dbt, so `dagster dev`, `dagster
+    definitions validate` and `dagster-dbt project prepare-and-package` need no exported
+    variable and no activated environment. dagster-dbt's own preparer runs the ``dbt`` on
+    PATH with the caller's environment, and fails on both counts."""
+
+    def prepare_if_dev(self, project: DbtProject) -> None:
+        # under `dagster dev` (DAGSTER_IS_DEV_CLI): when the project's files are newer than
+        # the manifest; anywhere else: only when there is no manifest at all (a fresh clone),
+        # so loading the definitions never re-parses a prepared project.
+        if self.using_dagster_dev() or not project.manifest_path.exists():
+            self.prepare(project)
+
+    def prepare(self, project: DbtProject) -> None:
+        settings = get_settings(dbt_project_dir=project.project_dir)
+        project.manifest_path.parent.mkdir(parents=True, exist_ok=True)
+
+        # several processes may load the definitions at once (`dagster dev`): one parses
+        def parse() -> None:
+            prepare_manifest(settings)
+
+        run_with_concurrent_update_guard(project.manifest_path, parse, guard_timeout_seconds=300)
+
+
+# Paths only; the manifest is prepared before definitions load (`make prepare`, `bvs run`),
+# under `dagster dev`, or here once when a fresh clone has none (BvsDbtProjectPreparer).
+dbt_project = replace(
+    DbtProject(project_dir=DBT_PROJECT_DIR, profiles_dir=DBT_PROJECT_DIR),
+    preparer=BvsDbtProjectPreparer(),
+)
 dbt_project.prepare_if_dev()
 
 
@@ -68,16 +102,12 @@ class BvsDbtCliResource(DbtCliResource):
 
 def dbt_resource() -> DbtCliResource:
     # this environment's bvs-dbt: dbt itself, or the warm dbt when BVS_DBT_SERVER names a
-    # running one (pipelines/dbt_server.py). sys.executable may be a resolved symlink; the
-    # prefix is not.
-    executable = Path(sys.prefix) / "bin" / "bvs-dbt"
-    if not executable.exists():
-        executable = Path(sys.prefix) / "bin" / "dbt"
+    # running one (pipelines/dbt_server.py)
     return BvsDbtCliResource(
         # DbtCliResource's own __init__ takes a DbtProject; mypy sees the subclass's fields
         project_dir=dbt_project,  # type: ignore[arg-type]
         profiles_dir=str(DBT_PROJECT_DIR),
-        dbt_executable=str(executable) if executable.exists() else "dbt",
+        dbt_executable=dbt_executable("bvs-dbt"),
     )
 
 
