@@ -54,6 +54,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         gate.counters.start()  # copies the day and month counters to their durable file
+        holder.start()  # switches to a new snapshot between requests too
         try:
             yield
         finally:

@@ -58,14 +58,14 @@ Holder = Annotated[SnapshotHolder, Depends(_holder)]
 
 async def admitted(
     request: Request,
-    gate: Gate,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> Admission:
     """The key (401), its plan (403) and the rate limits (429); the headers of the
-    tightest window go on the response, an error's included."""
+    tightest window go on the response, an error's included. (On every request: it reads
+    the app's state itself rather than through more dependencies.)"""
     token = credentials.credentials if credentials else None
     try:
-        key, plan, headers = gate.admit(token)
+        key, plan, headers = request.app.state.gate.admit(token)
     except ApiError as exc:
         if exc.headers:
             setattr(request.state, STATE_KEY, exc.headers)
@@ -89,9 +89,9 @@ Key = Annotated[ApiKey, Depends(_key)]
 KeyPlan = Annotated[Plan, Depends(_plan)]
 
 
-async def served(holder: Holder) -> Served:
+async def served(request: Request) -> Served:
     """The snapshot in service (503 before the first publish)."""
-    current = holder.current()
+    current: Served | None = request.app.state.holder.current()
     if current is None:
         raise ApiError(503, "no serving snapshot is published yet; try again later")
     return current

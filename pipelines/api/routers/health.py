@@ -12,6 +12,7 @@ from pipelines.api.deps import Clock, Holder
 from pipelines.api.render import json_response
 from pipelines.api.routers.alerts import iso_utc
 from pipelines.api.snapshots import Served
+from pipelines.serving.freshness import stale_sources
 from pipelines.settings import BRISBANE
 
 router = APIRouter(tags=["health"])
@@ -51,21 +52,11 @@ def health(holder: Holder, clock: Clock) -> Response:
 
 
 def _stale_sources(snap: Served, now: dt.datetime) -> list[str]:
-    """Sources whose extract is older than their refresh cadence (CONTRACT decision 10)."""
-    from pipelines.ingest.sources import SOURCES
-
+    """Sources whose extract is older than their refresh cadence today (CONTRACT decision
+    10), computed once a day per snapshot."""
     today = now.astimezone(BRISBANE).date()
     memo_key = ("stale", today)
     if memo_key not in snap.cache:
         with snap.cursor() as cur:
-            rows = cur.execute(
-                "select source, max(extract_date) from meta.sources group by source"
-            ).fetchall()
-        snap.cache[memo_key] = sorted(
-            source
-            for source, extract_date in rows
-            if extract_date is not None
-            and source in SOURCES
-            and (today - extract_date).days > SOURCES[source].refresh_days
-        )
+            snap.cache[memo_key] = stale_sources(cur, today)
     return list(snap.cache[memo_key])
