@@ -116,7 +116,8 @@ def test_every_endpoint_answers_what_the_document_says(
     assert live["campaigns"] and live["activists"]
     ok(f"{BASE}/viper/{{ticker}}", path_parameters={"ticker": "TWE"})  # long decided
     ok(f"{BASE}/viper/{{ticker}}", path_parameters={"ticker": inputs["asx"]})  # no campaigns
-    ok(f"{BASE}/viper", query={"abn": inputs["flagged"]}, status=404)
+    ok(f"{BASE}/viper", query={"abn": inputs["flagged"]})  # no campaign: the zero answer
+    ok(f"{BASE}/viper/{{ticker}}", path_parameters={"ticker": "NOPE"}, status=404)
     ok(f"{BASE}/viper", query={"ticker": inputs["live"]})
     activist = live["activists"][0]["activist_id"]
     ok(f"{BASE}/activists/{{activist_id}}", path_parameters={"activist_id": activist})
