@@ -78,9 +78,10 @@ bench: prepare ## benchmarks (BENCH_RECORDS ABN records, default 2,000,000; phoe
 	$(BIN)/python tests/benchmarks/bench_ledgers.py --abns $${BENCH_LEDGER_ABNS:-20000000} --suppliers $${BENCH_LEDGER_SUPPLIERS:-100000} --ledgers 10 --repeat 2
 	$(BIN)/python tests/benchmarks/bench_live.py --domains $${BENCH_LIVE_DOMAINS:-10000} --latency 0.1
 
-lint: install ## ruff and mypy
+lint: install ## ruff, mypy and the import boundaries (import-linter, pyproject.toml)
 	$(BIN)/ruff check pipelines tests
 	$(BIN)/mypy pipelines
+	$(BIN)/lint-imports
 
 clean: ## remove build output (keeps data/ and .venv/)
 	rm -rf dbt_project/target dbt_project/logs .pytest_cache .ruff_cache .mypy_cache

@@ -591,6 +591,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """The read API over HTTP (uvicorn; each worker process opens the snapshot read-only)."""
     import uvicorn
 
+    from pipelines.api.server import HTTP_PROTOCOL
+
     workers = args.workers or settings.api_workers
     print(f"serving the API on http://{args.host}:{args.port} ({workers} worker(s))", flush=True)
     uvicorn.run(
@@ -601,6 +603,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         workers=workers,
         log_level=args.log_level,
         access_log=args.access_log,
+        http=HTTP_PROTOCOL,  # uvicorn's own parse errors answered in JSON too
     )
     return 0
 

@@ -9,6 +9,7 @@ from typing import Any
 import duckdb
 
 from pipelines.ingest.sources import SOURCES
+from pipelines.serving.freshness import is_stale
 from pipelines.settings import Settings, today_in_brisbane
 from pipelines.warehouse.quality import dq_report
 from pipelines.warehouse.snapshot import current_snapshot
@@ -58,7 +59,7 @@ def collect_status(settings: Settings, *, today: dt.date | None = None) -> dict[
         if attempt and attempt["status"] == "failed":
             entry["status"] = "failed (previous data kept)" if loaded else "failed"
         reference = entry["extract_date"]
-        if reference is not None and (today - reference).days > source.refresh_days:
+        if is_stale(reference, source.refresh_days, today):
             entry["stale"] = True
             status["stale"].append(
                 f"{name}: extract of {reference} is {(today - reference).days} days old "

@@ -1,8 +1,11 @@
-"""Response schemas of the read API, for the OpenAPI document (client generators, fuzzing).
+"""Response bodies of the read API: each route's ``response_model``, the OpenAPI document.
 
 The handlers build plain dicts in ``pipelines.serving`` (the same JSON the ``bvs`` commands
-print); these models describe them. Objects allow members beyond those listed, so a new
-member is not a breaking change for generated clients.
+print) and send them rendered; these models are exactly those bodies. Every member a body
+always carries is required (nullable where it can be null); a member only some bodies carry
+is optional; no body carries a member not declared here (``extra="forbid"``:
+``additionalProperties: false``), so a client generated from ``/openapi.json`` reads every
+answer. tests/e2e/test_api_conformance.py holds every endpoint's real answers to this.
 """
 
 from __future__ import annotations
@@ -12,74 +15,88 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class Open(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class ErrorBody(BaseModel):
+class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class ErrorBody(Strict):
     message: str = Field(examples=["the ABN 53004085616 was not found in the register"])
 
 
-class Source(Open):
-    source: str | None = None
-    as_of: str | None = None
-    stale: bool | None = None
+class Source(Strict):
+    register_name: str = Field(
+        alias="register", description="the register's name as the tile shows it"
+    )
+    source: str
+    as_of: str | None = Field(description="the extract date of the data used; null: not loaded")
+    stale: bool | None = Field(
+        description="older than the source's refresh cadence (CONTRACT decision 10); null when"
+        " not loaded or the cadence is not known"
+    )
 
 
-class Tile(Open):
-    status: Literal["PASS", "WARN", "FAIL", "N/A", "HIGH", "MED", "LOW"]
-    reason: str | None = None
-    detail: Any = None
+Status = Literal["PASS", "WARN", "FAIL", "N/A", "HIGH", "MED", "LOW"]
+
+
+class RateLimited(Strict):
+    retry_at: str = Field(description="when the premium check's monthly quota resets (UTC)")
+
+
+class Tile(Strict):
+    status: Status
+    reason: str | None = Field(description="the SPEC 3.3 rule row that decided the status")
+    detail: Any = Field(description="the evidence: an object, or null")
     sources: list[Source]
     weight: int
-    rate_limited: dict[str, str] | None = None
+    rate_limited: RateLimited | None = Field(
+        default=None, description="present when the plan's premium quota is used up (SPEC 2.2)"
+    )
 
 
-class Risk(Open):
+class Risk(Strict):
     score: float
     level: Literal["low", "medium", "high", "critical"]
     flags: list[str]
 
 
-class Attacked(Open):
+class Attacked(Strict):
     attacked: bool
 
 
-class Registrations(Open):
+class Registrations(Strict):
     registrations: int
 
 
-class Found(Open):
+class Found(Strict):
     found: bool
 
 
-class VerifyResponse(Open):
+class VerifyResponse(Strict):
     abn: str = Field(examples=["53004085616"])
-    entity: str | None = None
+    entity: str | None
     status: str = Field(examples=["Active"])
     generated_at: str = Field(examples=["2026-11-22T03:15:00Z"])
     as_of: str = Field(examples=["2026-11-20"])
-    assurance_score: float | None = Field(default=None, examples=[88.5])
+    assurance_score: float | None = Field(examples=[88.5])
     risk: Risk
     viper: Attacked
     ppsr: Registrations
     insolvency: Found
-    asic: Tile | None = None
-    conduct: Tile | None = None
-    domain: Tile | None = None
-    email: Tile | None = None
-    address: Tile | None = None
-    phone: Tile | None = None
-    street_view: Tile | None = None
+    asic: Tile | None = Field(description="the company_status tile; null when not asked for")
+    conduct: Tile | None
+    domain: Tile | None
+    email: Tile | None
+    address: Tile | None
+    phone: Tile | None
+    street_view: Tile | None
     risk_score: float
     checks: dict[str, Tile]
     notice: str = Field(
         description="decision support, not legal advice, certification or investment advice"
         " (SPEC 1.8)"
     )
-    cached: bool
     snapshot_id: str
+    cached: bool
 
 
 SignalName = Literal["short_interest", "days_to_cover", "momentum", "volume_ratio"]
@@ -94,197 +111,278 @@ ShortInterestUnit = Literal[
     "percent_of_open_interest",
     "percent_of_open_interest_non_commercial",
 ]
+Market = Literal["asx", "crypto", "forex"]
 TIER_DOC = "extreme (above 85), high (70-85), medium (40-69), low (below 40); null without a score"
 
 
-class SqueezeTicker(Open):
+class Signals(Strict):
+    """Each signal's part of the score, 0-100; null when its data is missing."""
+
+    short_interest: float | None
+    days_to_cover: float | None
+    momentum: float | None
+    volume_ratio: float | None
+
+
+class SqueezeTicker(Strict):
     ticker: str = Field(examples=["PLS"])
-    market: str
-    score: float | None = None
-    signal_tier: SignalTier | None = Field(default=None, description=TIER_DOC)
-    short_interest: float | None = Field(default=None, description=SHORT_INTEREST_DOC)
+    market: Market
+    score: float | None
+    signal_tier: SignalTier | None = Field(description=TIER_DOC)
+    short_interest: float | None = Field(description=SHORT_INTEREST_DOC)
     short_interest_unit: ShortInterestUnit
-    days_to_cover: float | None = None
-    momentum: float | None = None
-    volume_ratio: float | None = None
+    days_to_cover: float | None
+    momentum: float | None
+    volume_ratio: float | None
+    signals: Signals
+    missing_signals: list[str] = Field(
+        description="each signal without data and why, as `<signal>: <reason>`",
+        examples=[["days_to_cover: no short position size for this market"]],
+    )
     signals_used: list[SignalName] = Field(
-        default_factory=list,
         description="the signals the score is made of; the others are in missing_signals",
     )
     score_ceiling: float | None = Field(
-        None,
         description="the highest score those signals can claim: 100 with all four; 85, 69.9"
         " and 39.9 with three, two and one (not the tier four could not reach)",
     )
-    updated_at: str | None = None
+    short_interest_as_of: str | None = Field(description="the date of the short position")
+    updated_at: str | None
     notice: str = Field(
         description="the score describes current conditions and is not predictive (SPEC 2.6)"
     )
 
 
-class SqueezeSignal(Open):
+class SqueezeSignal(Strict):
     ticker: str
-    market: str
-    squeeze_score: float | None = None
-    signal_tier: SignalTier | None = Field(default=None, description=TIER_DOC)
-    short_interest: float | None = Field(default=None, description=SHORT_INTEREST_DOC)
+    market: Market
+    squeeze_score: float | None
+    signal_tier: SignalTier | None = Field(description=TIER_DOC)
+    short_interest: float | None = Field(description=SHORT_INTEREST_DOC)
     short_interest_unit: ShortInterestUnit
-    signals_used: list[SignalName] = Field(
-        default_factory=list, description="the signals the score is made of"
-    )
-    updated_at: str | None = None
+    days_to_cover: float | None
+    momentum: float | None
+    volume_ratio: float | None
+    signals_used: list[SignalName] = Field(description="the signals the score is made of")
+    updated_at: str | None
 
 
-class SqueezeList(Open):
+class SqueezeList(Strict):
     signals: list[SqueezeSignal]
     notice: str
 
 
-class IntegrityComponents(Open):
+class IntegrityComponents(Strict):
     accuracy_rate: float | None = Field(
-        default=None, description="SUBSTANTIATED 1, PARTLY 0.5, REFUTED 0 over decided campaigns"
+        description="SUBSTANTIATED 1, PARTLY 0.5, REFUTED 0 over decided campaigns"
     )
     decided_campaigns: int
     settlement_rate: float | None = Field(
-        default=None, description="share of campaigns with a known settlement that settled"
+        description="share of campaigns with a known settlement that settled"
     )
     settlement_known_campaigns: int
-    campaigns_per_year: float | None = None
-    frequency_score: float | None = Field(
-        default=None, description="campaigns a year / 4, at most 1"
-    )
+    campaigns_per_year: float | None
+    frequency_score: float | None = Field(description="campaigns a year / 4, at most 1")
 
 
-class ActivistEntity(Open):
+class ActivistEntity(Strict):
     activist_id: str = Field(examples=["viceroy-research"])
     activist: str
     profile: str = Field(description="path of the entity profile, /api/robot/activists/{id}")
     is_tracked: bool = Field(description="two or more documented campaigns (SPEC 2.7)")
     campaign_count: int
+    live_campaign_count: int
+    first_report_date: str | None
+    latest_report_date: str | None
     integrity_index: float | None = Field(
-        default=None,
         description="100 x (0.6 accuracy + 0.25 settlement + 0.15 frequency); a part without"
         " data is left out and the others' weights used in proportion",
     )
     integrity_components: IntegrityComponents
-    regulatory_status: None = Field(
-        default=None, description="always null: no register of it is loaded"
-    )
+    regulatory_status: None = Field(description="always null: no register of it is loaded")
     regulatory_status_note: str
 
 
-class Campaign(Open):
+class PatternElement(Strict):
+    model_config = ConfigDict(extra="allow")  # each element's own evidence members
+    present: bool
+
+
+class Campaign(Strict):
     campaign_id: str
     activist_id: str
     activist: str
     activist_profile: str
-    report_date: str | None = None
-    allegation_type: str | None = None
+    target_name: str | None
+    target_ticker: str | None
+    target_abn: str | None
+    report_date: str | None
+    report_title: str | None
+    allegation_type: str | None
+    report_url: str | None
+    outcome: str | None
+    settled: bool | None
     is_live: bool
     pattern_match_score: float | None = Field(
-        default=None, description="25 per pattern element present; live campaigns only"
+        description="25 per pattern element present; live campaigns only"
     )
     pattern_match_reason: str | None = Field(
-        default=None, description="why pattern_match_score is null; null when it is not"
+        description="why pattern_match_score is null; null when it is not"
     )
-    pattern_elements_present: int | None = None
-    pattern_evidence: dict[str, Any] | None = None
+    pattern_elements_present: int | None
+    pattern_evidence: dict[str, PatternElement] | None
+    viper: str | None = Field(
+        default=None, description="path of the target's viper answer, when it has a ticker"
+    )
 
 
-class ViperResponse(Open):
+class ViperResponse(Strict):
     query: str
-    current_risk_score: float | None = None
+    ticker: str | None
+    target_name: str | None = Field(default=None, description="present when a target is found")
+    abn: str | None = Field(default=None, description="present when a target is found")
+    current_risk_score: float | None
     active_campaigns: bool
-    active_campaign_count: int | None = None
-    historical_campaign_count: int | None = None
-    pattern_match_score: float | None = None
+    active_campaign_count: int | None
+    historical_campaign_count: int | None
+    pattern_match_score: float | None
     pattern_match_reason: str | None = Field(
-        default=None, description="why pattern_match_score is null; null when it is not"
+        description="why pattern_match_score is null; null when it is not"
     )
+    report_author: str | None = Field(default=None, description="present when a target is found")
+    report_date: str | None = Field(default=None, description="present when a target is found")
+    allegation_type: str | None = Field(default=None, description="present when a target is found")
     campaigns: list[Campaign]
     activists: list[ActivistEntity]
     notice: str
 
 
 class ActivistResponse(ActivistEntity):
-    live_campaign_count: int
-    first_report_date: str | None = None
-    latest_report_date: str | None = None
     campaigns: list[Campaign]
     notice: str
 
 
-class SearchResult(Open):
+class SearchResult(Strict):
     abn: str
-    label: str | None = Field(None, description="the matching trading name, else the legal name")
-    legal_name: str | None = Field(None, description="shown beneath a trading-name label")
-    matched_name: str | None = None
-    name_kind: str | None = None
-    name_status: str | None = None
+    label: str | None = Field(description="the matching trading name, else the legal name")
+    legal_name: str | None = Field(description="shown beneath a trading-name label")
+    matched_name: str | None
+    name_kind: str | None
+    name_status: str | None
     tier: Literal["T1", "T2", "T3a", "T3b", "T4", "T5"] = Field(
         description="SPEC 4.4 tier; a name typed in full is T1 (legal) or T3a with exact true"
     )
     exact: bool
     score: float = Field(description="pg_trgm similarity of the query and the matched name")
-    abn_status: str | None = None
+    abn_status: str | None
     active: bool
-    state: str | None = None
-    postcode: str | None = None
+    state: str | None
+    postcode: str | None
 
 
-class SearchResponse(Open):
+class SearchResponse(Strict):
     query: str
     normalised_query: str
     count: int
     results: list[SearchResult]
+    snapshot_id: str
 
 
-class NetworkResponse(Open):
+class NetworkEntity(Strict):
+    abn: str
+    entity: str | None
+    status: str | None
+    acn: str | None
+    state: str | None
+    postcode: str | None
+    officeholder_count: int
+
+
+class Office(Strict):
+    abn: str
+    person_name: str
+    birth_date: str | None
+    role: str | None
+    is_current: bool
+    appointed_date: str | None
+    ceased_date: str | None
+
+
+class SharedDirector(Strict):
+    person_name: str
+    birth_date: str | None
+    abns: list[str]
+    is_current: bool
+    links: list[Office]
+
+
+class SharedAddress(Strict):
+    state: str
+    postcode: str
+    precision: Literal["postcode"]
+    abns: list[str]
+
+
+class PhoenixLink(Strict):
+    abn: str
+    person_name: str
+    birth_date: str | None
+    deregistered_acn: str
+    deregistered_company_name: str | None
+    deregistration_date: str | None
+    officeholder_role: str | None
+    within_request: bool
+    within_request_reasons: list[str]
+    deregistered_company_abns: list[str]
+
+
+class NetworkResponse(Strict):
     abns: list[str]
     as_of: str
-    entities: list[dict[str, Any]]
+    entities: list[NetworkEntity]
     not_found: list[str] = Field(description="requested ABNs the register does not hold")
-    shared_directors: list[dict[str, Any]]
-    shared_addresses: list[dict[str, Any]]
-    phoenix_links: list[dict[str, Any]]
+    shared_directors: list[SharedDirector]
+    shared_addresses: list[SharedAddress]
+    phoenix_links: list[PhoenixLink]
+    snapshot_id: str
 
 
-class Alert(Open):
+class Alert(Strict):
     alert_id: int
-    kind: str
-    ticker: str | None = None
+    watch_id: int
+    kind: Literal["squeeze", "activist"]
+    ticker: str | None
     triggered_on: str
     detail: dict[str, Any]
     created_at: str
 
 
-class LedgerAlert(Open):
+class LedgerAlert(Strict):
     alert_id: int
     ledger: str
     run_id: str
     run_date: str
-    supplier_ref: str | None = None
-    abn: str | None = None
+    supplier_ref: str | None
+    abn: str | None
     kind: str
-    subject: str
-    before: str | None = None
-    after: str | None = None
+    subject: str | None
+    before: str | None
+    after: str | None
     created_at: str
 
 
-class AlertsResponse(Open):
+class AlertsResponse(Strict):
     alerts: list[Alert]
     next_cursor: int = Field(description="pass as `since` to get only newer alerts")
     ledger_alerts: list[LedgerAlert] = Field(
-        default_factory=list,
         description="supplier-ledger alerts of the key's customer (Enterprise keys bound to one)",
     )
     next_ledger_cursor: int = Field(
-        default=0, description="pass as `ledger_since` to get only newer ledger alerts"
+        description="pass as `ledger_since` to get only newer ledger alerts"
     )
 
 
-class LedgerRun(Open):
+class LedgerRun(Strict):
     run_id: str
     run_date: str
     suppliers: int
@@ -296,27 +394,51 @@ class LedgerRun(Open):
     snapshot_as_of: str
 
 
-class LedgerSummary(Open):
+class LedgerSummary(Strict):
     ledger: str
     latest_run: LedgerRun | None
 
 
-class LedgerList(Open):
+class LedgerList(Strict):
     customer: str
     ledgers: list[LedgerSummary]
 
 
-class LedgerSupplier(Open):
+class LedgerRow(Strict):
+    """What the ledger row itself says of the supplier (null: not given)."""
+
+    domain: str | None
+    email: str | None
+    phone: str | None
+    state: str | None
+    postcode: str | None
+    annual_spend_aud: float | None
+    gst_charged: bool | None
+
+
+class LedgerRisk(Strict):
+    score: float | None
+    level: Literal["low", "medium", "high", "critical"] | None
+    flags: list[str]
+
+
+class LedgerSupplier(Strict):
     supplier_ref: str | None
     abn: str | None
     supplier_name: str | None
-    resolution: str
+    line: int = Field(description="the supplier's line in the ledger file")
+    ledger_row: LedgerRow
+    resolution: Literal["verified", "resolved_by_name", "needs_review"]
+    review_reason: str | None
+    user_supplied: list[str] = Field(description="the members a user's override set")
+    candidates: list[dict[str, Any]] = Field(description="ABNs the name resolution considered")
+    entity: str | None
     assurance_score: float | None
-    risk: dict[str, Any]
-    checks: dict[str, Any]
+    risk: LedgerRisk
+    checks: dict[str, Tile] = Field(description="every tile; empty when no ABN was resolved")
 
 
-class LedgerPage(Open):
+class LedgerPage(Strict):
     customer: str
     ledger: str
     run: LedgerRun
@@ -327,8 +449,9 @@ class LedgerPage(Open):
     suppliers: list[LedgerSupplier]
 
 
-class LedgerChange(Open):
+class LedgerChange(Strict):
     run_date: str
+    run_id: str
     ledger: str
     supplier_ref: str | None
     abn: str | None
@@ -339,7 +462,7 @@ class LedgerChange(Open):
     alert: bool
 
 
-class LedgerChanges(Open):
+class LedgerChanges(Strict):
     customer: str
     ledger: str
     since: str | None
@@ -350,7 +473,7 @@ class LedgerChanges(Open):
     changes: list[LedgerChange]
 
 
-class Preload(Open):
+class Preload(Strict):
     """How much of the snapshot's files this worker read into memory before serving them."""
 
     bytes: int
@@ -359,19 +482,18 @@ class Preload(Open):
     locked_bytes: int = Field(description="Of those, locked in memory (the verify lookup).")
 
 
-class SnapshotHealth(Open):
+class SnapshotHealth(Strict):
     snapshot_id: str
     built_at: str
     as_of: str
     age_seconds: float
     preload: Preload | None = Field(
-        default=None,
         description="Null while the worker is still reading the snapshot into memory"
         " (BVS_API_PRELOAD_BYTES); a request meanwhile may wait for the disk.",
     )
 
 
-class Health(Open):
+class Health(Strict):
     status: Literal["ok", "unavailable"]
-    snapshot: SnapshotHealth | None = None
-    stale_sources: list[str] = []
+    snapshot: SnapshotHealth | None
+    stale_sources: list[str]

@@ -1,7 +1,10 @@
 """The snapshot in service: opened read-only, switched without a restart or a failed request.
 
 Each request asks ``SnapshotHolder.current()`` for the snapshot to answer from. The holder
-stats the ``CURRENT`` pointer at most every ``poll_seconds``; when it names a new snapshot,
+stats the ``CURRENT`` pointer at most every ``poll_seconds``, and so does a watcher thread
+between requests (``start``), so a worker with no requests switches too and lets the old
+file go rather than holding it, deleted and unreadable by anyone else, until its next
+request. When the pointer names a new snapshot,
 the new file (and its verify lookup) is opened before it replaces the old one, and a request
 that already holds the old one finishes on it (DuckDB and SQLite keep a deleted file
 readable through an open handle). The old snapshot is closed on a background thread once
@@ -18,6 +21,7 @@ import os
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -130,6 +134,19 @@ class SnapshotHolder:
         )
         self.last_error: str | None = None
         self._warned_unpinned = False
+        self._watching = False
+
+    def start(self) -> None:
+        """Watch the pointer between requests (once; the first request starts it too). The
+        thread holds the holder weakly: it ends with the holder, or at ``stop``."""
+        with self._lock:
+            if self._watching:
+                return
+            self._watching = True
+        threading.Thread(
+            target=_watch, args=(weakref.ref(self), self._stop, self.poll_seconds),
+            name="bvs-snapshot-watch", daemon=True,
+        ).start()  # fmt: skip
 
     def _stamp(self) -> tuple[int, int, int] | None:
         try:
@@ -149,6 +166,8 @@ class SnapshotHolder:
         served = self._served
         if served is not None and now - self._checked_at < self.poll_seconds:
             return served
+        if not self._watching:
+            self.start()
         with self._lock:
             if self._served is not None and now - self._checked_at < self.poll_seconds:
                 return self._served
@@ -262,6 +281,22 @@ class SnapshotHolder:
             served.preloaded.seconds,
         )
 
+    @property
+    def serving_id(self) -> str | None:
+        """The id of the snapshot in service, without looking at the pointer."""
+        served = self._served
+        return None if served is None else served.info.snapshot_id
+
     def stop(self) -> None:
-        """End a preload still reading (the server is shutting down)."""
+        """End the watcher and a preload still reading (the server is shutting down)."""
         self._stop.set()
+
+
+def _watch(holder: weakref.ref[SnapshotHolder], stop: threading.Event, every: float) -> None:
+    """Poll the pointer every ``every`` seconds (at least 0.05) until the holder is gone."""
+    while not stop.wait(max(every, 0.05)):
+        current = holder()
+        if current is None:
+            return
+        current.current()  # switches in the background when the pointer moved
+        del current  # hold neither the holder nor a snapshot while waiting

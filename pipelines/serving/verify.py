@@ -18,24 +18,16 @@ from typing import Any, Protocol
 import duckdb
 
 from pipelines.identifiers import abn_is_valid, clean_identifier
-from pipelines.ingest.sources import SOURCES
 from pipelines.serving import notices
+from pipelines.serving.freshness import is_stale, published_cadences
 from pipelines.state.limits import PREMIUM_CHECKS
+from pipelines.warehouse.verify_lookup import RECORD_MEMBERS
 
 # SPEC 3.2: the share of a check's weight each status scores; N/A is excluded from both sides.
 STATUS_SHARE = {"PASS": 1.0, "WARN": 0.5, "FAIL": 0.0}
 # Risk score floor of the most severe flag that fired, and the level bands (docs/verification.md).
 SEVERITY_FLOOR = {"CRITICAL": 90.0, "HIGH": 70.0, "MEDIUM": 40.0, "LOW": 0.0}
 LEVELS = ((90.0, "critical"), (70.0, "high"), (40.0, "medium"), (0.0, "low"))
-# Members of a verifications row the response carries as they are.
-RECORD_MEMBERS = (
-    "entity",
-    "status",
-    "assurance_score",
-    "viper_attacked",
-    "ppsr_registrations",
-    "insolvency_found",
-)
 # SPEC 2.1 shape A members and the check each one carries.
 SHAPE_A = {
     "asic": "company_status",
@@ -111,28 +103,29 @@ def risk(score: float | None, severities: Iterable[str]) -> tuple[float, str]:
 
 
 def _catalogue(con: duckdb.DuckDBPyConnection, as_of: dt.date) -> dict[str, Check]:
+    cadences = published_cadences(con)
     rows = con.execute(
         "select check_id, weight, sources from marts.checks order by check_id"
     ).fetchall()
     return {
-        check_id: Check(check_id, int(weight), _with_staleness(json.loads(sources), as_of))
+        check_id: Check(
+            check_id, int(weight), _with_staleness(json.loads(sources), as_of, cadences)
+        )
         for check_id, weight, sources in rows
     }
 
 
-def _with_staleness(sources: list[dict[str, Any]], as_of: dt.date) -> list[dict[str, Any]]:
-    """Each source with `stale`: older than its refresh cadence (CONTRACT decision 10)."""
+def _with_staleness(
+    sources: list[dict[str, Any]], as_of: dt.date, cadences: Mapping[str, int]
+) -> list[dict[str, Any]]:
+    """Each source with `stale` as of the snapshot's as-of date: older than its refresh
+    cadence (CONTRACT decision 10); null when not loaded or its cadence is not known."""
     out = []
     for source in sources:
-        entry = dict(source)
-        declared = SOURCES.get(str(source.get("source")))
-        loaded_as_of = source.get("as_of")
-        if loaded_as_of is None:
-            entry["stale"] = None
-        elif declared is not None:
-            age = (as_of - dt.date.fromisoformat(str(loaded_as_of))).days
-            entry["stale"] = age > declared.refresh_days
-        out.append(entry)
+        loaded = source.get("as_of")
+        extract = None if loaded is None else dt.date.fromisoformat(str(loaded))
+        cadence = cadences.get(str(source.get("source")))
+        out.append({**source, "stale": is_stale(extract, cadence, as_of)})
     return out
 
 

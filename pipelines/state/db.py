@@ -52,7 +52,7 @@ def create_state_engine(settings: Settings) -> sa.Engine:
         engine = sa.create_engine(url, pool_pre_ping=True)
     else:
         if settings.state_url is None:
-            settings.state_dir.mkdir(parents=True, exist_ok=True)
+            settings.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         engine = sqlite_engine(url)
     metadata.create_all(engine)
     _add_missing_columns(engine)
@@ -81,6 +81,8 @@ def sqlite_engine(url: sa.URL | Path, *, synchronous: str = "normal") -> sa.Engi
     (normal: durable at every checkpoint, fast commits; off: for a file in memory)."""
     if isinstance(url, Path):
         url = sa.URL.create("sqlite", database=str(url))
+    if url.database and url.database != ":memory:" and not url.database.startswith("file:"):
+        owner_only(Path(url.database))
     engine = sa.create_engine(
         url,
         connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS, "check_same_thread": False},
@@ -105,6 +107,21 @@ def _serialise_sqlite_writes(engine: sa.Engine, synchronous: str) -> None:
         connection.exec_driver_sql("begin immediate")
 
 
+def owner_only(database: Path) -> None:
+    """The database file readable and writable by its owner only (0600), created so if
+    missing: it holds API key hashes, owners and customers. SQLite gives its WAL and
+    shared-memory files the database file's mode."""
+    fd = os.open(database, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # a file an older version created 0644
+    finally:
+        os.close(fd)
+    for companion in ("-wal", "-shm", ".lock"):
+        path = database.with_name(database.name + companion)
+        if path.exists():
+            path.chmod(0o600)
+
+
 class _FileLock:
     """An exclusive lock across threads and processes on one file."""
 
@@ -118,7 +135,7 @@ class _FileLock:
     def held(self) -> Iterator[None]:
         with self._thread_lock:
             if self._fd is None or self._pid != os.getpid():  # opened anew after a fork
-                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
                 self._pid = os.getpid()
             fcntl.flock(self._fd, fcntl.LOCK_EX)
             try:

@@ -9,7 +9,8 @@ those files read-only. Publishing a snapshot:
    copies (DuckDB binds a view's names in its own database, so the file stands alone; a
    view is not materialised twice, e.g. ``marts.tiles``, the long form of
    ``marts.verifications``), the extra tables, and the metadata tables ``meta.snapshot`` and
-   ``meta.sources``), ``CHECKPOINT``, ``DETACH``, fsync;
+   ``meta.sources`` (each source's last load, its files and its refresh cadence)),
+   ``CHECKPOINT``, ``DETACH``, fsync;
 2. verify it from a separate read-only process (``python -m pipelines.warehouse.snapshot
    verify``): row counts of every table and the metadata must match what the writer copied;
 3. rename it to ``<id>.duckdb`` (so every final-named file has been verified), fsync the folder;
@@ -385,15 +386,24 @@ def _tables_to_copy(
     return wanted
 
 
-def _copy_sources(cur: duckdb.DuckDBPyConnection, catalog: str, snap: str) -> None:
-    """``meta.sources``: empty (with a warning) if the warehouse has no load bookkeeping yet."""
+def _copy_sources(
+    cur: duckdb.DuckDBPyConnection, catalog: str, snap: str, cadences: Mapping[str, int]
+) -> None:
+    """``meta.sources``: empty (with a warning) if the warehouse has no load bookkeeping yet;
+    each source's refresh cadence in ``refresh_days`` (null where none is given), so the
+    snapshot's readers tell stale data without knowing the sources' declarations."""
     cur.execute(_SOURCES_DDL.format(snap=snap))
-    if not _table_exists(cur, catalog, META_SCHEMA, "loads"):
+    if _table_exists(cur, catalog, META_SCHEMA, "loads"):
+        has_manifest = _table_exists(cur, catalog, META_SCHEMA, "manifest")
+        statement = _SOURCES_FROM_LOADS_AND_MANIFEST if has_manifest else _SOURCES_FROM_LOADS_ONLY
+        cur.execute(statement.format(snap=snap, wh=_quote(catalog)))
+    else:
         log.warning("warehouse has no meta.loads: the snapshot records no source extracts")
-        return
-    has_manifest = _table_exists(cur, catalog, META_SCHEMA, "manifest")
-    statement = _SOURCES_FROM_LOADS_AND_MANIFEST if has_manifest else _SOURCES_FROM_LOADS_ONLY
-    cur.execute(statement.format(snap=snap, wh=_quote(catalog)))
+    cur.execute(f"alter table {snap}.meta.sources add column refresh_days integer")
+    for source, days in sorted(cadences.items()):
+        cur.execute(
+            f"update {snap}.meta.sources set refresh_days = ? where source = ?", [days, source]
+        )
 
 
 def _build(
@@ -405,6 +415,7 @@ def _build(
     as_of: dt.date,
     schemas: Sequence[str],
     extra_tables: Sequence[str],
+    cadences: Mapping[str, int],
 ) -> dict[str, int]:
     """Write the snapshot into ``tmp`` through the writer's connection; return row counts.
 
@@ -443,7 +454,7 @@ def _build(
                     f"insert into {snap}.meta.snapshot values (?, ?, ?, ?)",
                     [snapshot_id, built_at, as_of, json.dumps(counts, sort_keys=True)],
                 )
-                _copy_sources(cur, catalog, snap)
+                _copy_sources(cur, catalog, snap, cadences)
                 cur.execute("commit")
             except BaseException:
                 with contextlib.suppress(duckdb.Error):
@@ -712,6 +723,7 @@ def publish_snapshot(
     schemas: Sequence[str] = ("marts",),
     extra_tables: Sequence[str] = (),
     sidecars: Mapping[str, SidecarBuilder] | None = None,
+    cadences: Mapping[str, int] | None = None,
 ) -> SnapshotInfo:
     """Publish the marts as a new immutable snapshot and make it current.
 
@@ -719,6 +731,7 @@ def publish_snapshot(
     through it with ``ATTACH``. ``extra_tables`` are qualified names (``meta.dq_results``).
     ``sidecars`` build files derived from the verified snapshot (``<id>.<name>.sqlite``,
     e.g. the verify lookup) before it becomes current; the pointer names them.
+    ``cadences`` (source -> refresh cadence in days) go into ``meta.sources``.
     Raises SnapshotError, leaving ``CURRENT`` as it was, if anything fails.
     """
     directory = snapshots_dir(settings)
@@ -740,6 +753,7 @@ def publish_snapshot(
             as_of=as_of,
             schemas=schemas,
             extra_tables=extra_tables,
+            cadences=cadences or {},
         )
         _fsync_file(tmp)
         threads = settings.publish_threads

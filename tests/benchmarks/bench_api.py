@@ -151,9 +151,9 @@ def publish(work: Path) -> dict:
     """Publish a snapshot of ``work``'s warehouse (with the verify lookup); returns timings."""
     import datetime as dt
 
-    from pipelines.serving.lookup import build_verify_lookup
     from pipelines.settings import get_settings
     from pipelines.warehouse.snapshot import publish_snapshot
+    from pipelines.warehouse.verify_lookup import build_verify_lookup
 
     # two kept (the one in service and the new one): a 20M-ABN snapshot is about 10 GB
     settings = get_settings(

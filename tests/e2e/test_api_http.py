@@ -27,11 +27,11 @@ import requests
 from api_server import Api, Clock, data_copy, free_port, serve
 
 from pipelines.api.snapshots import SnapshotHolder
-from pipelines.serving.lookup import build_verify_lookup
 from pipelines.settings import BRISBANE, get_settings
 from pipelines.state.db import state_store
 from pipelines.state.keys import create_key, revoke_key
 from pipelines.warehouse.snapshot import current_snapshot, publish_snapshot
+from pipelines.warehouse.verify_lookup import build_verify_lookup
 
 pytestmark = pytest.mark.slow
 

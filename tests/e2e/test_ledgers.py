@@ -504,3 +504,29 @@ def test_api_ledger_changes_since_and_ledger_alerts(
     assert newer["ledger_alerts"] == []
     none = api.get("/api/robot/alerts", keys["individual"]).json()
     assert none["ledger_alerts"] == []
+
+
+def test_api_ledger_answers_are_what_the_document_says(ledger_api: Any) -> None:
+    """The ledger endpoints' real answers held to the OpenAPI document (the others are in
+    test_api_conformance.py)."""
+    from tests.e2e.conformance import check_conforms, load_schema
+
+    api, keys = ledger_api
+    schema = load_schema(api.url)
+    harbour, base = keys["harbour"], "/api/robot/ledgers"
+    listed = check_conforms(schema, base, harbour).json()
+    assert listed["ledgers"] and listed["ledgers"][0]["latest_run"]
+    page = check_conforms(
+        schema, f"{base}/{{ledger}}", harbour, path_parameters={"ledger": "suppliers"},
+        query={"limit": 500},
+    ).json()  # fmt: skip
+    assert {s["resolution"] for s in page["suppliers"]} >= {"verified", "needs_review"}
+    changed = check_conforms(
+        schema, f"{base}/{{ledger}}/changes", harbour, path_parameters={"ledger": "suppliers"},
+        query={"limit": 500},
+    ).json()  # fmt: skip
+    assert len(changed["changes"]) == min(changed["total"], 500)
+    for path in (f"{base}/{{ledger}}", f"{base}/{{ledger}}/changes"):
+        check_conforms(schema, path, harbour, path_parameters={"ledger": "vendors"}, status=404)
+    check_conforms(schema, base, keys["individual"], status=403)
+    check_conforms(schema, "/api/robot/alerts", harbour)  # the ledger alerts, after the runs above

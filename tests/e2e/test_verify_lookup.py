@@ -14,11 +14,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.serving import lookup as lookup_module
-from pipelines.serving.lookup import FORMAT_VERSION, VerifyLookup, build_verify_lookup
+from pipelines.serving.lookup import FORMAT_VERSION, VerifyLookup
 from pipelines.serving.verify import read_record
 from pipelines.settings import get_settings
+from pipelines.warehouse import verify_lookup as lookup_module
 from pipelines.warehouse.snapshot import current_snapshot
+from pipelines.warehouse.verify_lookup import build_verify_lookup
 
 
 @pytest.fixture(scope="module")

@@ -2,9 +2,10 @@
 
 import dagster as dg
 
-from pipelines.serving.lookup import build_verify_lookup
+from pipelines.ingest.sources import SOURCES
 from pipelines.warehouse.connection import warehouse
 from pipelines.warehouse.snapshot import publish_snapshot
+from pipelines.warehouse.verify_lookup import build_verify_lookup
 
 from ..resources import POOL, BvsResource
 from ..transform.dbt import dbt_models
@@ -24,7 +25,11 @@ def serving_snapshot(context: dg.AssetExecutionContext, bvs: BvsResource) -> dg.
     settings = bvs.settings()
     with warehouse(settings) as con:
         info = publish_snapshot(
-            con, settings, as_of=bvs.as_of_date(), sidecars={"verify": build_verify_lookup}
+            con,
+            settings,
+            as_of=bvs.as_of_date(),
+            sidecars={"verify": build_verify_lookup},
+            cadences={name: source.refresh_days for name, source in SOURCES.items()},
         )
     context.log.info(f"published snapshot {info.snapshot_id} at {info.path}")
     return dg.MaterializeResult(

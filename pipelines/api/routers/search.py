@@ -1,0 +1,34 @@
+"""``/search``: legal, trading and business names in five tiers (SPEC 4.4)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+
+from pipelines.api import models
+from pipelines.api.deps import Cursor, Snapshot
+from pipelines.api.errors import documented
+from pipelines.api.render import json_response
+from pipelines.serving import search as search_limits
+from pipelines.serving.search import search
+
+router = APIRouter(tags=["search"])
+
+
+@router.get(
+    "/search",
+    summary="Search legal, trading and business names (five tiers)",
+    response_model=models.SearchResponse,
+    responses=documented(400, 401, 403, 429, 503),
+)
+def search_names(
+    snap: Snapshot,
+    cur: Cursor,
+    q: Annotated[str, Query(description="name or words to look for", examples=["acme"])],
+    limit: Annotated[
+        int, Query(description=f"1 to {search_limits.MAX_LIMIT} results")
+    ] = search_limits.DEFAULT_LIMIT,
+) -> Response:
+    return json_response({**search(cur, q, limit=limit), "snapshot_id": snap.info.snapshot_id})

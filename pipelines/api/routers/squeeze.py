@@ -1,0 +1,53 @@
+"""``/squeeze``: Squeeze Scores of ASX, crypto and forex instruments (SPEC 2.6)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import Response
+
+from pipelines.api import models
+from pipelines.api.deps import Cursor
+from pipelines.api.errors import documented
+from pipelines.api.render import json_response
+from pipelines.serving import notices
+from pipelines.serving.market import MARKETS, MAX_LIMIT, TIERS, squeeze_list, squeeze_ticker
+
+router = APIRouter(tags=["squeeze"])
+
+
+@router.get(
+    "/squeeze/{ticker}",
+    summary="One instrument's latest Squeeze Score",
+    description=notices.SQUEEZE,
+    response_model=models.SqueezeTicker,
+    responses=documented(400, 401, 403, 404, 429, 503),
+)
+def squeeze_one(
+    cur: Cursor,
+    ticker: Annotated[
+        str, Path(description="ASX ticker, crypto or forex symbol", examples=["BTC"])
+    ],
+) -> Response:
+    return json_response(squeeze_ticker(cur, ticker))
+
+
+@router.get(
+    "/squeeze",
+    summary="Latest Squeeze Scores, highest first",
+    description=notices.SQUEEZE,
+    response_model=models.SqueezeList,
+    responses=documented(400, 401, 403, 429, 503),
+)
+def squeeze_many(
+    cur: Cursor,
+    market: Annotated[
+        str | None, Query(description=f"one of {', '.join(MARKETS)} (any case)")
+    ] = None,
+    tier: Annotated[
+        str | None, Query(description=f"one of {', '.join(TIERS)}: extreme is a score above 85")
+    ] = None,
+    limit: Annotated[int | None, Query(description=f"1 to {MAX_LIMIT}; default 50")] = None,
+) -> Response:
+    return json_response(squeeze_list(cur, market=market, tier=tier, limit=limit))
