@@ -39,6 +39,10 @@ def _free_port() -> int:
 class PostgresServer:
     port: int
     psql: str
+    data: Path
+
+    def postmaster_pid(self) -> int:
+        return int((self.data / "postmaster.pid").read_text().split()[0])
 
     def url(self, database: str = "postgres") -> str:
         """The SQLAlchemy URL of ``database`` (the psycopg driver)."""
@@ -68,9 +72,10 @@ class PostgresServer:
 
 
 @contextmanager
-def postgres_server(*options: str) -> Iterator[PostgresServer]:
+def postgres_server(*options: str, fsync: bool = False) -> Iterator[PostgresServer]:
     """A PostgreSQL server for the length of the block; ``options``: more ``-c name=value``
-    settings for the server."""
+    settings for the server; ``fsync``: durable commits as a production server makes them
+    (benchmarks), off for tests."""
     bin_dir = postgres_bin_dir()
     if bin_dir is None:
         raise FileNotFoundError("PostgreSQL binaries (initdb, pg_ctl) not found")
@@ -105,7 +110,8 @@ def postgres_server(*options: str) -> Iterator[PostgresServer]:
         extra = "".join(f" -c {option}" for option in options)
         for _ in range(5):  # another process may take the free port before the server does
             port = _free_port()
-            settings = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
+            settings = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1"
+            settings += "" if fsync else " -c fsync=off"
             started = run(
                 str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o",
                 settings + extra, "-w", "-t", "60", "start",
@@ -115,7 +121,7 @@ def postgres_server(*options: str) -> Iterator[PostgresServer]:
             time.sleep(0.2)
         assert started is not None and started.returncode == 0, log.read_text()
         try:
-            yield PostgresServer(port=port, psql=psql)
+            yield PostgresServer(port=port, psql=psql, data=data)
         finally:
             run(str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop")
     finally:

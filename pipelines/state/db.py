@@ -73,6 +73,22 @@ def create_state_engine(settings: Settings) -> sa.Engine:
     return engine
 
 
+def server_counting_engine(state: sa.Engine) -> sa.Engine:
+    """The engine the API counts requests on when the state is a database server: on
+    PostgreSQL a second engine on the same database whose transactions commit without
+    waiting for the server's WAL to reach its disk (``synchronous_commit=off``): the count
+    is visible to every machine at once; only a crash of the server can lose the last
+    fraction of a second of counts. Keys, revocations and watches keep the state engine's
+    durable commits. Other databases: the state engine itself."""
+    if state.dialect.name != "postgresql":
+        return state
+    return sa.create_engine(
+        state.url,
+        pool_pre_ping=True,
+        connect_args={"options": "-c synchronous_commit=off"},
+    )
+
+
 def _add_missing_columns(conn: sa.Connection) -> None:
     """Columns added to a table after a deployment created it (create_all adds tables, not
     columns): added empty, so an older state database keeps working."""

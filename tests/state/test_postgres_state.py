@@ -151,7 +151,24 @@ def test_the_counters_folder_is_not_used_with_a_server(
     counters.start()
     with driver_transaction(counters.engine) as conn:
         assert consume(conn, "k1", {"day": 3}, NOW).allowed
+    assert counters.flush() == 0
+    c = rate_counters.c
+    with engine.connect() as conn:  # counted in the server's database
+        assert conn.execute(sa.select(c.count).where(c.key_id == "k1")).scalar_one() == 1
     counters.stop()
-    assert counters.engine is engine and counters.flush() == 0
     assert settings.counters_dir is not None and not settings.counters_dir.exists()
     assert not settings.state_dir.exists()  # no SQLite file beside it either
+
+
+def test_counts_commit_without_waiting_for_the_disk_and_keys_with_it(
+    machine: Callable[[str], tuple[Settings, sa.Engine]],
+) -> None:
+    """A request's count need not survive a crash of the server (at most its last fraction
+    of a second is lost); a key or a revocation must."""
+    settings, engine = machine("a")
+    counters = Counters(settings, engine, clock=lambda: NOW)
+    with counters.engine.connect() as conn:
+        assert conn.exec_driver_sql("show synchronous_commit").scalar() == "off"
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("show synchronous_commit").scalar() == "on"
+    counters.stop()
