@@ -85,14 +85,19 @@ def _serve(data: Path, extra: dict[str, str]) -> tuple[subprocess.Popen[bytes], 
         env=_env(data, BVS_PLAN_LIMITS=limits, **extra),
     )  # fmt: skip
     deadline, ready = time.monotonic() + 300, 0
-    while ready < 20:
-        try:
-            health = requests.get(f"http://127.0.0.1:{port}/health", timeout=2)
-            ready = ready + 1 if health.ok and health.json()["snapshot"]["preload"] else 0
-        except requests.ConnectionError:
-            ready = 0
-        assert server.poll() is None and time.monotonic() < deadline, "server did not start"
-        time.sleep(0.05 if ready else 0.3)
+    try:
+        while ready < 20:
+            try:
+                health = requests.get(f"http://127.0.0.1:{port}/health", timeout=10)
+                ready = ready + 1 if health.ok and health.json()["snapshot"]["preload"] else 0
+            except requests.RequestException:
+                ready = 0
+            assert server.poll() is None and time.monotonic() < deadline, "server did not start"
+            time.sleep(0.05 if ready else 0.3)
+    except BaseException:
+        server.terminate()
+        server.wait(timeout=30)
+        raise
     return server, port
 
 
