@@ -70,7 +70,9 @@ def _env(data: Path) -> dict[str, str]:
     }
 
 
-def measured(name: str, command: list[str], env: dict[str, str], log: Path) -> dict:
+def measured(
+    name: str, command: list[str], env: dict[str, str], log: Path, ok: tuple[int, ...] = (0,)
+) -> dict:
     """Run ``command``; its wall and CPU time and the peak memory of its largest process."""
     started = time.perf_counter()
     with log.open("a") as out:
@@ -80,7 +82,7 @@ def measured(name: str, command: list[str], env: dict[str, str], log: Path) -> d
         _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - started
-    if process.returncode != 0:
+    if process.returncode not in ok:
         raise SystemExit(f"{name} failed ({process.returncode}): see {log}")
     return {
         "stage": name,
@@ -141,7 +143,19 @@ def weekly_run(data: Path, log: Path, label: str) -> list[dict]:
     from pipelines.ingest.sources import SOURCES
 
     env = _env(data)
-    stages = []
+    # what every `bvs run` costs before its first step (Dagster's definitions, the dbt
+    # manifest): a selection that matches nothing (exit 2). Each stage below pays it once;
+    # the weekly schedule pays it once for all.
+    stages = [
+        measured(
+            f"{label}bvs run start-up alone",
+            [BVS, "run", "--as-of", AS_OF, "--select", "key:raw/no_such_table"],
+            env,
+            log,
+            ok=(2,),
+        )
+    ]
+    print(json.dumps(stages[0]), flush=True)
     for source in SOURCES.values():
         if not (data / "landing" / source.folder).exists():
             continue
