@@ -149,7 +149,8 @@ def test_two_machines_admit_exactly_the_plans_limit_between_them(
     machines: list[Machine], abn: str
 ) -> None:
     """400 requests of one key at once, half to each machine, a limit of 150 a day: exactly
-    150 answered, the rest 429, and `bvs keys list` on either machine shows 150 used."""
+    150 answered between them, the rest 429, and `bvs keys list` on either machine shows
+    150 used."""
     first, second = machines
     key = first.bvs("keys", "create", "--name", "burst", "--plan", "enterprise").strip()
     _clear_of_midnight()
@@ -164,7 +165,9 @@ def test_two_machines_admit_exactly_the_plans_limit_between_them(
         answers = list(pool.map(one, range(total)))
     codes = Counter(code for _, code in answers)
     assert codes == Counter({200: DAY_LIMIT, 429: total - DAY_LIMIT})
-    assert {where for where, code in answers if code == 200} == {0, 1}  # both admitted some
+    # every request was answered by the machine it went to (half each); with a count per
+    # machine instead of one, 300 would have been answered
+    assert Counter(where for where, code in answers if code in (200, 429)) == {0: 200, 1: 200}
     for machine in machines:
         listed = json.loads(machine.bvs("keys", "list", "--json"))
         burst = next(k for k in listed if k["name"] == "burst")
