@@ -20,7 +20,7 @@ SCALE ?= 20000
 # the warm dbt's socket under `make dev` (pipelines/dbt_server.py): one per checkout
 DBT_SOCKET ?= /tmp/bvs-dbt-$(shell printf '%s' '$(CURDIR)' | cksum | cut -d' ' -f1).sock
 
-.PHONY: help install prepare sample run dev docs serve test bench lint clean
+.PHONY: help install prepare sample run dev docs serve test bench bench-full lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -77,6 +77,9 @@ bench: prepare ## benchmarks (BENCH_RECORDS ABN records, default 2,000,000; phoe
 	$(BIN)/python tests/benchmarks/bench_api.py --abns $${BENCH_API_ABNS:-2000000}
 	$(BIN)/python tests/benchmarks/bench_ledgers.py --abns $${BENCH_LEDGER_ABNS:-20000000} --suppliers $${BENCH_LEDGER_SUPPLIERS:-100000} --ledgers 10 --repeat 2
 	$(BIN)/python tests/benchmarks/bench_live.py --domains $${BENCH_LIVE_DOMAINS:-10000} --latency 0.1
+
+bench-full: prepare ## the weekly refresh end to end at SCALE ABNs (landing files cached in .bench/): per stage wall, CPU, peak memory; disk
+	$(BIN)/python tests/benchmarks/bench_full.py --scale $(SCALE) $(BENCH_FULL_ARGS)
 
 lint: install ## ruff, mypy and the import boundaries (import-linter, pyproject.toml)
 	$(BIN)/ruff check pipelines tests

@@ -405,7 +405,7 @@ def parse_chunk(chunk: Chunk) -> Batch:
     if raws is None and any(m[_G_RAW] for m in matches):
         odd_raws, dropped = _read_odd_records(chunk, matches, lines, quarantine, lxml_names)
 
-    line_texts: list[bytes] = []
+    line_ends: list[np.ndarray] = []  # the chunk's newline offsets, found on first use
 
     def raw_of(i: int) -> str:
         """The i-th record as landed (only asked for records rejected by validation)."""
@@ -414,9 +414,10 @@ def parse_chunk(chunk: Chunk) -> Batch:
         if i in odd_raws:
             return odd_raws[i]
         if not starts:  # one record per line: record i is on line lines[i]
-            if not line_texts:
-                line_texts.extend(data.split(b"\n"))
-            raw = line_texts[lines[i] - chunk.first_line]
+            if not line_ends:  # one vectorised pass, not a bytes object per line
+                line_ends.append(np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10))
+            ends, k = line_ends[0], lines[i] - chunk.first_line
+            raw = data[int(ends[k - 1]) + 1 if k else 0 : int(ends[k]) if k < len(ends) else None]
         else:
             end = data.find(_END, starts[i])
             raw = data[starts[i] : end + len(_END)]
@@ -498,12 +499,32 @@ _EMPTY = pa.scalar(None, pa.string())
 
 
 def _unescape_array(array: pa.Array) -> pa.Array:
-    """Resolve XML character references in a string column: only the rows that hold one."""
+    """Resolve XML character references in a string column: only the rows that hold one.
+
+    The five named references are replaced by Arrow kernels, ``&amp;`` last (each reference
+    holds one ``&``, so no two overlap, and a ``&`` made from ``&amp;`` is never read again:
+    the same result as one pass of ``_unescape``); rows with a numeric reference
+    (``&#...;``) go through ``_unescape`` in Python.
+    """
     mask = pc.fill_null(pc.match_substring(array, "&"), False)
     if not pc.any(mask).as_py():
         return array
-    values = pc.filter(array, mask).to_pylist()
-    return pc.replace_with_mask(array, mask, pa.array([_unescape(v) for v in values], pa.string()))
+    numeric = pc.fill_null(pc.match_substring(array, "&#"), False)
+    named = pc.and_(mask, pc.invert(numeric))
+    if pc.any(named).as_py():
+        values = pc.filter(array, named)
+        for reference, character in _NAMED_ORDER:
+            values = pc.replace_substring(values, reference, character)
+        array = pc.replace_with_mask(array, named, values)
+    if pc.any(numeric).as_py():
+        odd = pc.filter(array, numeric).to_pylist()
+        array = pc.replace_with_mask(
+            array, numeric, pa.array([_unescape(v) for v in odd], pa.string())
+        )
+    return array
+
+
+_NAMED_ORDER = [(f"&{name};", _NAMED[name]) for name in ("lt", "gt", "quot", "apos", "amp")]
 
 
 _GROUPS = pa.struct(

@@ -25,7 +25,11 @@ the larger of each count, so it is exact on the machine that serves.
 Settings: ``BVS_COUNTERS_DIR`` (default ``/dev/shm/bvs-counters``, or the state folder where
 there is no ``/dev/shm``); the file is ``<dir>/<hash of the state database path>.sqlite``,
 so two data folders never share counters. With ``BVS_STATE_URL`` set (a database server
-shared by several machines), the counters stay in that database and nothing here applies.
+shared by several machines), the counters stay in that database and nothing here applies
+but one thing: on PostgreSQL a request's count commits without waiting for the server's
+disk (``synchronous_commit=off`` on the counting connections only: a crash of the server
+loses at most its last fraction of a second of counts, never a key or a revocation, the
+same bargain as the copies above).
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from pipelines.settings import Settings
-from pipelines.state.db import run, sqlite_engine, write_lock
+from pipelines.state.db import run, server_counting_engine, sqlite_engine, write_lock
 from pipelines.state.limits import window_bounds
 from pipelines.state.tables import rate_counters
 
@@ -114,7 +118,10 @@ class Counters:
         self._thread: threading.Thread | None = None
         copies = copies_path(settings)
         if self.path is None or copies is None:
-            self.engine = self.copies = state
+            # a database server shared by several machines counts; a request's count is
+            # committed without waiting for the server's disk (server_counting_engine)
+            self.engine = server_counting_engine(state)
+            self.copies = state
             return
         self.copies = sqlite_engine(copies)  # on disk, durable at every checkpoint
         _ensure_table(self.copies)
@@ -128,7 +135,8 @@ class Counters:
 
     @property
     def separate(self) -> bool:
-        return self.engine is not self.state
+        """Counted in a file of this machine (not in the state database server)."""
+        return self.path is not None
 
     def _seed(self) -> None:
         """Start from the copies of the current day and month counters (and from the state
@@ -189,6 +197,8 @@ class Counters:
             if self.separate:
                 self.engine.dispose()
                 self.copies.dispose()
+            elif self.engine is not self.state:
+                self.engine.dispose()
 
 
 def usage_engines(settings: Settings, state: sa.Engine) -> list[sa.Engine]:

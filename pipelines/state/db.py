@@ -3,8 +3,9 @@
 SQLAlchemy Core on ``settings.state_database_url``. The default is a SQLite file under
 ``<data_dir>/state/`` (WAL journal, so readers never wait for the writer); a deployment with
 more than one machine points ``BVS_STATE_URL`` at a PostgreSQL server
-(``postgresql+psycopg://user:pass@host/bvs``, driver installed separately) and nothing else
-changes.
+(``postgresql+psycopg://user:pass@host/bvs``; the psycopg driver is a dependency) and
+nothing else changes: keys, rate counters, usage and watches are then one state for every
+API machine (tests/state/test_postgres_state.py, tests/e2e/test_api_postgres.py).
 
 Every write transaction on SQLite starts with ``BEGIN IMMEDIATE``: it takes the write lock
 at once, so a read-check-write sequence (the rate limiter) is serialised across threads and
@@ -43,6 +44,8 @@ from pipelines.state.tables import metadata
 __all__ = ["metadata"]  # the tables' (pipelines/state/tables.py), re-exported for callers
 
 SQLITE_BUSY_TIMEOUT_SECONDS = 30
+# the PostgreSQL advisory lock held while the tables are created (any fixed number)
+SCHEMA_LOCK_ID = 0x62767321
 
 
 def create_state_engine(settings: Settings) -> sa.Engine:
@@ -54,26 +57,49 @@ def create_state_engine(settings: Settings) -> sa.Engine:
         if settings.state_url is None:
             settings.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         engine = sqlite_engine(url)
+    if engine.dialect.name == "postgresql":
+        # the API's workers on every machine start together: one creates the tables while
+        # the others wait (two concurrent CREATE TABLEs of one name fail on PostgreSQL)
+        with engine.begin() as conn:
+            conn.execute(sa.text("select pg_advisory_xact_lock(:id)"), {"id": SCHEMA_LOCK_ID})
+            metadata.create_all(conn)
+            _add_missing_columns(conn)
+        return engine
     metadata.create_all(engine)
-    _add_missing_columns(engine)
+    with engine.begin() as conn:
+        _add_missing_columns(conn)
     return engine
 
 
-def _add_missing_columns(engine: sa.Engine) -> None:
+def server_counting_engine(state: sa.Engine) -> sa.Engine:
+    """The engine the API counts requests on when the state is a database server: on
+    PostgreSQL a second engine on the same database whose transactions commit without
+    waiting for the server's WAL to reach its disk (``synchronous_commit=off``): the count
+    is visible to every machine at once; only a crash of the server can lose the last
+    fraction of a second of counts. Keys, revocations and watches keep the state engine's
+    durable commits. Other databases: the state engine itself."""
+    if state.dialect.name != "postgresql":
+        return state
+    return sa.create_engine(
+        state.url,
+        pool_pre_ping=True,
+        connect_args={"options": "-c synchronous_commit=off"},
+    )
+
+
+def _add_missing_columns(conn: sa.Connection) -> None:
     """Columns added to a table after a deployment created it (create_all adds tables, not
     columns): added empty, so an older state database keeps working."""
-    inspector = sa.inspect(engine)
+    inspector = sa.inspect(conn)
     for table in metadata.sorted_tables:
         if not inspector.has_table(table.name):
             continue
         present = {c["name"] for c in inspector.get_columns(table.name)}
         for column in table.columns:
             if column.name not in present and column.nullable:
-                kind = column.type.compile(dialect=engine.dialect)
-                with engine.begin() as conn:  # names come from the declared tables
-                    conn.exec_driver_sql(
-                        f'alter table {table.name} add column "{column.name}" {kind}'
-                    )
+                kind = column.type.compile(dialect=conn.dialect)
+                # names come from the declared tables
+                conn.exec_driver_sql(f'alter table {table.name} add column "{column.name}" {kind}')
 
 
 def sqlite_engine(url: sa.URL | Path, *, synchronous: str = "normal") -> sa.Engine:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import statistics
@@ -37,6 +38,11 @@ def generate(records: int, fmt: str) -> Path:
     return landing
 
 
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
 def load_once(landing: Path, workers: int) -> dict:
     """Load the ABR source into a new warehouse in this process; report what it took."""
     from pipelines.ingest.sources import SOURCES
@@ -49,11 +55,21 @@ def load_once(landing: Path, workers: int) -> dict:
     (data / "landing").mkdir(parents=True)
     (data / "landing" / "abr").symlink_to(landing / "abr")
     settings = get_settings(data_dir=data, parse_workers=workers, progress=False)
+    startup = _cpu(resource.RUSAGE_SELF)  # the interpreter and the imports, before the load
     started = time.perf_counter()
     with warehouse(settings) as con:
         result = load_source(con, SOURCES["abr"], settings)
     seconds = time.perf_counter() - started
     records = result.rows["abr__abns"] + result.quarantined
+    # CPU (user + system) of the whole command: this process, and the parse workers (waited
+    # for when the load's pool shut down, so counted in RUSAGE_CHILDREN)
+    loader, workers_cpu = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
+    per_record = {
+        "startup": startup,
+        "loader_process": loader - startup,
+        "parse_workers": workers_cpu,
+        "total": loader + workers_cpu,
+    }
     return {
         "records": records,
         "other_names": result.rows["abr__other_names"],
@@ -61,6 +77,9 @@ def load_once(landing: Path, workers: int) -> dict:
         "seconds": round(seconds, 2),
         "records_per_second": round(records / seconds),
         "phases": {k: round(v, 2) for k, v in result.timings.items()},
+        "cpu_seconds": {k: round(v, 2) for k, v in per_record.items()},
+        "cpu_us_per_record": {k: round(1e6 * v / records, 2) for k, v in per_record.items()},
+        "load_average": round(os.getloadavg()[0], 1),
         "peak_rss_mb_loader": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "peak_rss_mb_worker": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024),
     }
@@ -96,9 +115,11 @@ def main() -> int:
         k: statistics.median(r[k] for r in runs)
         for k in ("records_per_second", "seconds", "peak_rss_mb_loader", "peak_rss_mb_worker")
     }
+    cpu = statistics.median(r["cpu_us_per_record"]["total"] for r in runs)
     print(
         f"ABR ingest, {runs[0]['records']:,} records ({args.format}), median of {len(runs)}: "
         f"{median['records_per_second']:,.0f} records/s, {median['seconds']:.1f} s wall, "
+        f"{cpu:.1f} µs CPU a record (every process), "
         f"peak RSS loader {median['peak_rss_mb_loader']:.0f} MB, per worker {median['peak_rss_mb_worker']:.0f} MB"
     )
     return 0

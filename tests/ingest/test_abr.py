@@ -609,6 +609,30 @@ def test_escaped_reference_is_decoded_once_on_the_fast_path(tmp_path: Path) -> N
     assert parsed.abns[0]["family_name"] == "R&amp;D&lt;1&gt;"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A &amp; B",
+        "&amp;lt;",
+        "x &lt;y&gt; &quot;q&quot; &apos;",
+        "&#38;&amp;",
+        "&#x41;&amp;lt;",
+        "&AMP;",
+        "&amp;amp;",
+        "a&b",
+        "plain",
+        "&#169; &#xE9;t&amp;",
+    ],
+)
+def test_a_column_resolves_references_as_one_pass_over_each_value(text: str) -> None:
+    """Named references by Arrow kernels, numeric ones in Python: as one pass of the
+    reference resolver over the value would."""
+    import pyarrow as pa
+
+    column = abr._unescape_array(pa.array([text, None, "none here"], pa.string()))
+    assert column.to_pylist() == [abr._unescape(text), None, "none here"]
+
+
 def test_escaped_reference_is_decoded_once_on_the_lxml_path(tmp_path: Path) -> None:
     record = canonical_lines()[7].replace(">PAPADOPOULOS<", ">R&amp;amp;D&amp;lt;1&amp;gt;<")
     pretty = record.replace("<EntityType>", "\n  <EntityType>")

@@ -8,110 +8,24 @@ compares a few hundred pairs to 6 decimals. Skipped only when no PostgreSQL bina
 from __future__ import annotations
 
 import csv
-import glob
-import os
-import pwd
 import random
-import shutil
-import socket
-import subprocess
-import tempfile
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from pipelines.matching import normalise_name, trigram_similarity
+from tests.postgres_server import PostgresServer, postgres_bin_dir, postgres_server
 
 PAIR_COUNT = 400
 
 
-def _postgres_bin_dir() -> Path | None:
-    found = shutil.which("pg_ctl")
-    if found:
-        return Path(found).resolve().parent
-    candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), reverse=True)
-    return Path(candidates[0]).parent if candidates else None
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@dataclass(frozen=True)
-class Postgres:
-    port: int
-    psql: str
-
-    def run_sql_file(self, sql_file: Path) -> str:
-        result = subprocess.run(
-            [self.psql, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"]
-            + ["-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-d", "postgres"]
-            + ["-f", str(sql_file)],
-            capture_output=True,
-            text=True,
-            check=False,
-            env={**os.environ, "PGCONNECT_TIMEOUT": "10"},
-        )
-        assert result.returncode == 0, result.stderr
-        return result.stdout
-
-
 @pytest.fixture(scope="module")
-def postgres() -> Iterator[Postgres]:
-    bin_dir = _postgres_bin_dir()
-    if bin_dir is None:
+def postgres() -> Iterator[PostgresServer]:
+    if postgres_bin_dir() is None:
         pytest.skip("PostgreSQL binaries (initdb, pg_ctl) not found: pg_trgm comparison skipped")
-    psql = shutil.which("psql") or str(bin_dir / "psql")
-
-    # PostgreSQL refuses to run as root: then the server runs as the `postgres` user.
-    as_user: list[str] = []
-    owner: pwd.struct_passwd | None = None
-    if os.geteuid() == 0:
-        owner = pwd.getpwnam("postgres")
-        as_user = ["runuser", "-u", "postgres", "--"]
-
-    root = Path(tempfile.mkdtemp(prefix="bvs-pg-"))
-    root.chmod(0o755)
-    data, sockets, log = root / "data", root / "sockets", root / "server.log"
-    for folder in (data, sockets):
-        folder.mkdir()
-    log.touch()
-    if owner is not None:
-        for path in (data, sockets, log):
-            os.chown(path, owner.pw_uid, owner.pw_gid)
-
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*as_user, *args], capture_output=True, text=True, check=False)
-
-    try:
-        init = run(
-            str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
-            "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync",
-        )  # fmt: skip
-        assert init.returncode == 0, init.stderr
-        started = None
-        for _ in range(5):  # another process may take the free port before the server does
-            port = _free_port()
-            options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
-            started = run(
-                str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options,
-                "-w", "-t", "60", "start",
-            )  # fmt: skip
-            if started.returncode == 0:
-                break
-            time.sleep(0.2)
-        assert started is not None and started.returncode == 0, log.read_text()
-        try:
-            yield Postgres(port=port, psql=psql)
-        finally:
-            run(str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop")
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    with postgres_server() as server:
+        yield server
 
 
 # --- deterministic Australian company-name pairs --------------------------------------------
@@ -202,7 +116,7 @@ def test_the_pairs_cover_the_interesting_cases() -> None:
         assert needle in text, needle
 
 
-def test_same_as_postgres_similarity(postgres: Postgres, tmp_path: Path) -> None:
+def test_same_as_postgres_similarity(postgres: PostgresServer, tmp_path: Path) -> None:
     pairs = name_pairs()
     csv_file = tmp_path / "pairs.csv"
     with csv_file.open("w", newline="", encoding="utf-8") as f:

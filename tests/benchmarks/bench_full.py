@@ -1,0 +1,263 @@
+"""The weekly refresh end to end at a given scale: every source's load, dbt's build, the
+publish; wall time, CPU time and peak memory of each stage, then the disk it left.
+
+    python tests/benchmarks/bench_full.py --scale 2000000        (make bench-full SCALE=...)
+
+1. Landing files for every source from the sample generator (``bvs sample --scale``), cached
+   under ``.bench/full-<scale>/landing`` between runs.
+2. A new data folder (``.bench/full-<scale>/run``, the landing files linked in), then the
+   pipeline as the weekly schedule runs it (``bvs_everything``: every source, the dbt build,
+   the publish), one stage a ``bvs run --select ...`` process so that each is measured on
+   its own: each source's load (``key:raw/<table>``: its tables load together), the dbt
+   build (every model, snapshot and test; per layer and the slowest models from dbt's
+   ``run_results.json``), the publish (the snapshot with its verify lookup, then the
+   alerts).
+3. Per stage: wall seconds, CPU seconds (user + system of the stage's process and every
+   process it started and waited for: parse workers, dbt) and the peak resident memory of
+   the largest of those processes (``wait4``'s rusage); the machine's load average beside
+   each, since the machine is shared.
+4. At the end: the disk used by ``warehouse.duckdb``, the raw layer (``data/raw``, Parquet)
+   and the kept snapshots (``data/serving``).
+5. ``--second-run``: the same pipeline again after only one source's files changed (the
+   ASIC business names file with its last row gone), to show what a weekly run with one
+   changed source costs.
+
+Prints one JSON line per stage and a Markdown table at the end (``--out`` writes it to a file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+BENCH = ROOT / ".bench"
+BVS = str(Path(sys.executable).with_name("bvs"))
+AS_OF = "2026-11-20"
+
+
+def landing_files(scale: int) -> Path:
+    landing = BENCH / f"full-{scale}" / "landing"
+    marker = landing / ".complete"
+    if not marker.exists():
+        shutil.rmtree(landing, ignore_errors=True)
+        started = time.perf_counter()
+        subprocess.run(
+            [BVS, "sample", "--out", str(landing), "--scale", str(scale)],
+            check=True,
+            env={**os.environ, "CI": "true"},
+        )
+        print(f"generated the landing files at {scale:,} in {time.perf_counter() - started:.0f} s")
+        marker.touch()
+    return landing
+
+
+def _env(data: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "BVS_DATA_DIR": str(data),
+        "BVS_WAREHOUSE": str(data / "warehouse.duckdb"),
+        "DAGSTER_HOME": str(data.parent / "dagster_home"),
+        "CI": "true",
+    }
+
+
+def measured(
+    name: str, command: list[str], env: dict[str, str], log: Path, ok: tuple[int, ...] = (0,)
+) -> dict:
+    """Run ``command``; its wall and CPU time and the peak memory of its largest process."""
+    started = time.perf_counter()
+    with log.open("a") as out:
+        out.write(f"\n### {name}: {' '.join(command)}\n")
+        out.flush()
+        process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - started
+    if process.returncode not in ok:
+        raise SystemExit(f"{name} failed ({process.returncode}): see {log}")
+    return {
+        "stage": name,
+        "wall_s": round(wall, 1),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
+        "peak_rss_mb": round(usage.ru_maxrss / 1024),
+        "load": round(os.getloadavg()[0], 1),
+    }
+
+
+def dbt_breakdown(project: Path, since: float) -> dict:
+    """Seconds by layer and the slowest nodes, from the run_results.json dbt wrote since."""
+    found = [
+        p for p in (project / "target").rglob("run_results.json") if p.stat().st_mtime >= since
+    ]
+    layers: dict[str, float] = {}
+    nodes: list[tuple[float, str]] = []
+    for path in found:
+        for result in json.loads(path.read_text()).get("results", []):
+            unique_id = str(result.get("unique_id", ""))
+            seconds = float(result.get("execution_time") or 0.0)
+            kind = unique_id.split(".", 1)[0]
+            if kind == "model":
+                layer = f"models: {_layer_of(project, unique_id) or 'other'}"
+            elif kind == "test":
+                layer = "tests"
+            else:
+                layer = kind + "s"
+            layers[layer] = layers.get(layer, 0.0) + seconds
+            nodes.append((seconds, unique_id))
+    nodes.sort(reverse=True)
+    return {
+        "seconds_by_layer": {k: round(v, 1) for k, v in sorted(layers.items())},
+        "slowest": [{"node": n, "seconds": round(s, 1)} for s, n in nodes[:10]],
+    }
+
+
+_MANIFEST: dict[str, str] = {}
+
+
+def _layer_of(project: Path, unique_id: str) -> str | None:
+    if not _MANIFEST:
+        manifest = json.loads((project / "target" / "manifest.json").read_text())
+        for node_id, node in manifest.get("nodes", {}).items():
+            fqn = node.get("fqn", [])
+            if len(fqn) > 1:
+                _MANIFEST[node_id] = fqn[1]
+    return _MANIFEST.get(unique_id)
+
+
+def disk(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def weekly_run(data: Path, log: Path, label: str) -> list[dict]:
+    from pipelines.ingest.sources import SOURCES
+
+    env = _env(data)
+    # what every `bvs run` costs before its first step (Dagster's definitions, the dbt
+    # manifest): a selection that matches nothing (exit 2). Each stage below pays it once;
+    # the weekly schedule pays it once for all.
+    stages = [
+        measured(
+            f"{label}bvs run start-up alone",
+            [BVS, "run", "--as-of", AS_OF, "--select", "key:raw/no_such_table"],
+            env,
+            log,
+            ok=(2,),
+        )
+    ]
+    print(json.dumps(stages[0]), flush=True)
+    for source in SOURCES.values():
+        if not (data / "landing" / source.folder).exists():
+            continue
+        table = next(iter(source.tables.values())).name
+        stage = measured(
+            f"{label}load {source.name}",
+            [BVS, "run", "--as-of", AS_OF, "--select", f"key:raw/{table}"],
+            env,
+            log,
+        )
+        print(json.dumps(stage), flush=True)
+        stages.append(stage)
+    project = ROOT / "dbt_project"
+    since = time.time()
+    build = measured(
+        f"{label}dbt build",
+        [BVS, "run", "--as-of", AS_OF, "--select", "not group:ingest and not group:publish"],
+        env,
+        log,
+    )
+    build["dbt"] = dbt_breakdown(project, since)
+    print(json.dumps(build), flush=True)
+    stages.append(build)
+    publish = measured(
+        f"{label}publish",
+        [BVS, "run", "--as-of", AS_OF, "--select", "group:publish"],
+        env,
+        log,
+    )
+    print(json.dumps(publish), flush=True)
+    stages.append(publish)
+    return stages
+
+
+def table(scale: int, stages: list[dict], sizes: dict[str, int]) -> str:
+    lines = [
+        f"Weekly refresh at {scale:,} ABNs (`python tests/benchmarks/bench_full.py --scale {scale}`)",
+        "",
+        "| stage | wall s | CPU s | peak RSS MB | load avg |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for s in stages:
+        lines.append(
+            f"| {s['stage']} | {s['wall_s']} | {s['cpu_s']} | {s['peak_rss_mb']} | {s['load']} |"
+        )
+    first = [
+        s
+        for s in stages
+        if not s["stage"].startswith("second: ") and not s["stage"].endswith("start-up alone")
+    ]
+    lines.append(
+        f"| **first run, total** | {sum(s['wall_s'] for s in first):.0f} |"
+        f" {sum(s['cpu_s'] for s in first):.0f} | {max(s['peak_rss_mb'] for s in first)} | |"
+    )
+    for s in stages:
+        if "dbt" in s:
+            lines += ["", f"{s['stage']}, dbt seconds by kind and layer (summed over threads):", ""]
+            lines += [f"* {k}: {v}" for k, v in s["dbt"]["seconds_by_layer"].items()]
+            lines += ["", "slowest nodes:", ""]
+            lines += [f"* {n['node']}: {n['seconds']} s" for n in s["dbt"]["slowest"]]
+    lines += ["", "Disk after the run:", ""]
+    lines += [f"* {k}: {v / 1e9:.2f} GB" for k, v in sizes.items()]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=int, default=int(os.environ.get("SCALE", 2_000_000)))
+    parser.add_argument("--second-run", action="store_true", help="then one changed source")
+    parser.add_argument("--out", type=Path, help="write the Markdown table here too")
+    args = parser.parse_args()
+    landing = landing_files(args.scale)
+    root = BENCH / f"full-{args.scale}"
+    data = root / "run"
+    shutil.rmtree(data, ignore_errors=True)
+    shutil.rmtree(root / "dagster_home", ignore_errors=True)
+    (data / "landing").mkdir(parents=True)
+    for folder in landing.iterdir():
+        if folder.is_dir() and not folder.name.startswith("_"):
+            (data / "landing" / folder.name).symlink_to(folder)
+    log = root / "bench_full.log"
+    log.write_text("")
+    stages = weekly_run(data, log, "")
+    if args.second_run:
+        changed = data / "landing" / "asic_business_names"
+        changed.unlink()  # a copy of that one source, its last row gone
+        shutil.copytree(landing / "asic_business_names", changed)
+        for csv in changed.glob("*.csv"):
+            lines = csv.read_bytes().rstrip(b"\n").split(b"\n")
+            csv.write_bytes(b"\n".join(lines[:-1]) + b"\n")
+        stages += weekly_run(data, log, "second: ")
+    sizes = {
+        "warehouse.duckdb": disk(data / "warehouse.duckdb"),
+        "raw layer (data/raw)": disk(data / "raw"),
+        "kept snapshots (data/serving)": disk(data / "serving"),
+    }
+    text = table(args.scale, stages, sizes)
+    print(text)
+    if args.out:
+        args.out.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
