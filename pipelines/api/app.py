@@ -703,7 +703,15 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     def health() -> Response:
         snap = holder.current()
         if snap is None:
-            return _json({"status": "unavailable", "snapshot": None, "stale_sources": []}, 503)
+            return _json(
+                {
+                    "status": "unavailable",
+                    "snapshot": None,
+                    "stale_sources": [],
+                    "failed_sources": [],
+                },
+                503,
+            )
         now = clock()
         return _json(
             {
@@ -723,6 +731,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
                     },
                 },
                 "stale_sources": _stale_sources(snap, now),
+                "failed_sources": _failed_sources(snap),
             }
         )
 
@@ -732,6 +741,23 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
 def _iso(value: dt.datetime) -> str:
     aware = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
     return aware.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+def _failed_sources(snap: Served) -> list[dict[str, Any]]:
+    """Sources whose newest files failed to load: the snapshot serves their last good data."""
+    if "failed" not in snap.cache:
+        with snap.cursor() as cur:
+            try:
+                rows = cur.execute(
+                    "select source, attempted_at, message from meta.source_failures order by 1"
+                ).fetchall()
+            except duckdb.CatalogException:  # a snapshot published before the table existed
+                rows = []
+        snap.cache["failed"] = [
+            {"source": s, "attempted_at": _iso(at) if at else None, "message": m}
+            for s, at, m in rows
+        ]
+    return list(snap.cache["failed"])
 
 
 def _stale_sources(snap: Served, now: dt.datetime) -> list[str]:

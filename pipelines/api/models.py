@@ -371,7 +371,15 @@ class SnapshotHealth(Open):
     )
 
 
+class FailedSource(Open):
+    source: str
+    attempted_at: str | None = None
+    message: str | None = None
+
+
 class Health(Open):
     status: Literal["ok", "unavailable"]
     snapshot: SnapshotHealth | None = None
     stale_sources: list[str] = []
+    # sources whose newest files failed to load: served with their last good data
+    failed_sources: list[FailedSource] = []

@@ -114,20 +114,37 @@ def _catalogue(con: duckdb.DuckDBPyConnection, as_of: dt.date) -> dict[str, Chec
     rows = con.execute(
         "select check_id, weight, sources from marts.checks order by check_id"
     ).fetchall()
+    failed = failed_sources(con)
     return {
-        check_id: Check(check_id, int(weight), _with_staleness(json.loads(sources), as_of))
+        check_id: Check(check_id, int(weight), _with_staleness(json.loads(sources), as_of, failed))
         for check_id, weight, sources in rows
     }
 
 
-def _with_staleness(sources: list[dict[str, Any]], as_of: dt.date) -> list[dict[str, Any]]:
-    """Each source with `stale`: older than its refresh cadence (CONTRACT decision 10)."""
+def failed_sources(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Sources whose newest files failed to load: the snapshot serves their last good data
+    (meta.source_failures; a snapshot published before that table existed has none)."""
+    try:
+        return {r[0] for r in con.execute("select source from meta.source_failures").fetchall()}
+    except duckdb.CatalogException:
+        return set()
+
+
+def _with_staleness(
+    sources: list[dict[str, Any]],
+    as_of: dt.date,
+    failed: set[str] = frozenset(),  # type: ignore[assignment]
+) -> list[dict[str, Any]]:
+    """Each source with `stale`: older than its refresh cadence (CONTRACT decision 10), or
+    its newest files failed to load and it serves its last good data."""
     out = []
     for source in sources:
         entry = dict(source)
         declared = SOURCES.get(str(source.get("source")))
         loaded_as_of = source.get("as_of")
-        if loaded_as_of is None:
+        if str(source.get("source")) in failed:
+            entry["stale"] = True
+        elif loaded_as_of is None:
             entry["stale"] = None
         elif declared is not None:
             age = (as_of - dt.date.fromisoformat(str(loaded_as_of))).days

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +26,24 @@ _ARROW_TO_SQL = {
 
 
 def connect(settings: Settings, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse. Another process having it open (DuckDB's own file lock) is tried
+    again for up to ``writer_wait_seconds``, then raises WarehouseBusy naming that process."""
+    from pipelines.warehouse.lock import POLL_SECONDS, warehouse_busy
+
+    deadline = time.monotonic() + (0 if read_only else settings.writer_wait_seconds)
+    while True:
+        try:
+            return _connect(settings, read_only=read_only)
+        except duckdb.IOException as exc:
+            busy = warehouse_busy(settings, exc)
+            if busy is None:
+                raise
+            if time.monotonic() >= deadline:
+                raise busy from None
+            time.sleep(POLL_SECONDS)
+
+
+def _connect(settings: Settings, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     path = settings.warehouse
     path.parent.mkdir(parents=True, exist_ok=True)
     config: dict[str, str | bool | int | float | list[str]] = {

@@ -8,6 +8,7 @@ from pipelines.warehouse.snapshot import publish_snapshot
 
 from ..resources import POOL, BvsResource
 from ..transform.dbt import dbt_models
+from ..writer import writing
 
 MART_KEYS = [key for key in dbt_models.keys if key.path[0] == "marts"]
 
@@ -22,7 +23,7 @@ MART_KEYS = [key for key in dbt_models.keys if key.path[0] == "marts"]
 )
 def serving_snapshot(context: dg.AssetExecutionContext, bvs: BvsResource) -> dg.MaterializeResult:
     settings = bvs.settings()
-    with warehouse(settings) as con:
+    with writing(context, bvs), warehouse(settings) as con:
         info = publish_snapshot(
             con, settings, as_of=bvs.as_of_date(), sidecars={"verify": build_verify_lookup}
         )
