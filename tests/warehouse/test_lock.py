@@ -52,9 +52,11 @@ def test_a_second_writer_is_refused_naming_the_holder_and_a_killed_one_holds_not
         assert record is not None and record["pid"] == other.pid
         started = time.monotonic()
         waits: list[str] = []
-        with pytest.raises(WarehouseBusy) as refused:
-            with writer_lock(settings, wait=0.5, on_wait=waits.append):
-                pass
+        with (
+            pytest.raises(WarehouseBusy) as refused,
+            writer_lock(settings, wait=0.5, on_wait=waits.append),
+        ):
+            pass
         assert time.monotonic() - started < 5
         message = str(refused.value)
         assert "\n" not in message
@@ -145,4 +147,3 @@ def test_a_child_set_to_die_with_its_parent_dies_with_a_killed_parent(tmp_path: 
     while processes.alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not processes.alive(child)
-
