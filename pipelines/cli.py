@@ -82,6 +82,11 @@ def _one_writer(settings: Settings, prefix: str) -> Iterator[Any]:
         for line in reap_dead_runs(instance):
             _say(prefix)(line)
         _wait_for_pool(instance, settings, prefix)
+        if settings.warehouse.exists():  # open elsewhere (DuckDB's lock): one line, now
+            from pipelines.warehouse.connection import warehouse
+
+            with warehouse(settings):
+                pass
         yield instance
 
 
@@ -217,12 +222,15 @@ def _why(error: Any, fallback: str | None) -> str:
     the exception's last line; the stack trace only at --log-level DEBUG."""
     if error is None:
         return fallback or "failed"
-    if error.cls_name == "Failure" or error.cls_name == "DagsterExecutionStepExecutionError":
-        cause = error.cause if error.cls_name != "Failure" and error.cause else error
-        message = cause.message.strip()
-    else:
-        message = error.message.strip()
-    return message.splitlines()[-1] if message else (fallback or "failed")
+    while error.cls_name == "DagsterExecutionStepExecutionError" and error.cause is not None:
+        error = error.cause  # "Error occurred while executing op": the exception itself
+    lines = [line for line in error.message.strip().splitlines() if line.strip()]
+    if not lines:
+        return fallback or "failed"
+    message = lines[-1].strip()
+    if error.cls_name == "Failure":  # ours: its description is the message
+        message = message.split("Failure: ", 1)[-1]
+    return message
 
 
 def _failed_sources(result: Any) -> list[str]:
