@@ -523,10 +523,14 @@ def test_a_bad_company_file_holds_back_only_its_source_and_new_prices_publish(
 
 
 def _children(pid: int) -> list[int]:
+    """The run's dbt processes (bvs-dbt, exec'd into dbt)."""
     found = []
     for task in Path(f"/proc/{pid}/task").glob("*"):
         with contextlib.suppress(OSError):
-            found += [int(p) for p in (task / "children").read_text().split()]
+            for child in (task / "children").read_text().split():
+                command = processes.command_line(int(child)) or ""
+                if "dbt" in command.split(" ", 1)[0] or " build" in command:
+                    found.append(int(child))
     return found
 
 
