@@ -591,6 +591,10 @@ def test_a_run_killed_at_each_stage_blocks_nothing_and_one_writer_holds(
     _kill_at(_start(run, env), settings, "ingest_prices_asx", child=False)
 
     dbt = _start(run, env)
+    deadline = time.monotonic() + 600
+    while (holder(settings) or {}).get("pid") != dbt.pid:
+        assert time.monotonic() < deadline and dbt.poll() is None, dbt.communicate()
+        time.sleep(0.02)
     # meanwhile a run of another Dagster home waits for the writer lock, naming the holder,
     # and Ctrl-C stops its wait
     other = _start(run, {**env, "DAGSTER_HOME": str(tmp_path / "other_home"),
