@@ -613,7 +613,7 @@ def test_a_run_killed_at_each_stage_blocks_nothing_and_one_writer_holds(
         time.sleep(0.1)
     assert children and not any(processes.alive(c) for c in children)  # dbt died with its run
 
-    _kill_at(_start(run, env), settings, "serving_snapshot", child=False)
+    _kill_at(_start(run, env), settings, "serving__snapshot", child=False)
 
     last = _run(run, env)
     assert last.returncode == 0, last.stdout + last.stderr
