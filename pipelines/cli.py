@@ -75,7 +75,74 @@ def ensure_dagster_home() -> Path:
     return home
 
 
+def _say(prefix: str) -> Any:
+    return lambda line: print(f"{prefix}: {line}", file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def _one_writer(settings: Settings, prefix: str) -> Iterator[Any]:
+    """The warehouse's writer lock for the whole command, and a Dagster instance with no
+    dead run holding a slot of the pool (pipelines/defs/writer.py). Raises WarehouseBusy."""
+    from pipelines.warehouse.lock import writer_lock
+
+    with writer_lock(settings, purpose=_command(), on_wait=_say(prefix)):
+        import dagster as dg
+
+        from pipelines.defs.writer import reap_dead_runs
+
+        instance = dg.DagsterInstance.get()
+        for line in reap_dead_runs(instance):
+            _say(prefix)(line)
+        _wait_for_pool(instance, settings, prefix)
+        if settings.warehouse.exists():  # open elsewhere (DuckDB's lock): one line, now
+            from pipelines.warehouse.connection import warehouse
+
+            with warehouse(settings):
+                pass
+        yield instance
+
+
+def _command() -> str:
+    return " ".join(["bvs", *sys.argv[1:]])[:120]
+
+
+def _wait_for_pool(instance: Any, settings: Settings, prefix: str) -> None:
+    """Wait (bounded, Ctrl-C stops it) while live runs of this Dagster home hold the pool."""
+    import time
+
+    from pipelines.defs.writer import pool_holders, reap_dead_runs
+    from pipelines.warehouse.lock import WarehouseBusy
+
+    started, told = time.monotonic(), False
+    while holders := pool_holders(instance):
+        waited = time.monotonic() - started
+        if waited >= settings.writer_wait_seconds:
+            raise WarehouseBusy(
+                f"the Dagster pool 'duckdb' of {os.environ['DAGSTER_HOME']} is held by "
+                f"{'; '.join(holders)}; waited {waited:.0f} s. Let that run finish (or cancel"
+                " it in the Dagster UI), then run again."
+            )
+        if not told:
+            _say(prefix)(
+                f"waiting up to {settings.writer_wait_seconds:g} s for the Dagster pool 'duckdb',"
+                f" held by {'; '.join(holders)}"
+            )
+            told = True
+        time.sleep(1)
+        reap_dead_runs(instance)
+
+
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
+    from pipelines.warehouse.lock import WarehouseBusy
+
+    try:
+        return _run(args, settings)
+    except WarehouseBusy as exc:
+        print(f"bvs run: {exc}", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace, settings: Settings) -> int:
     from pipelines.dbt import apply_dbt_env, prepare_manifest
 
     as_of = args.as_of or today_in_brisbane()
@@ -115,34 +182,40 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     log = None if args.verbose else run_log_path(settings, "run")
     if log is not None:
         print(f"bvs run: the full output (Dagster, dbt) goes to {log}", flush=True)
+    sys.stdout.flush()
     if interactive(sys.stderr, settings.progress):  # live progress from inside the steps
         os.environ[TERMINAL_FD] = str(os.dup(sys.stderr.fileno()))
-    with _output_to(log), quick_event_log():
+    from pipelines.defs.writer import process_tags
+
+    with _one_writer(settings, "bvs run") as instance, _output_to(log), quick_event_log():
         result = dg.materialize(
             assets,
             selection=selection,
-            instance=dg.DagsterInstance.get(),
+            instance=instance,
             resources={
                 "bvs": BvsResource(data_dir=str(settings.data_dir), as_of=as_of.isoformat()),
                 "dbt": dbt_resource(),
             },
             raise_on_error=False,
             run_config={"loggers": {"console": {"config": {"log_level": args.log_level}}}},
-            tags={"bvs/as_of": as_of.isoformat(), "bvs/trigger": "cli"},
+            tags={"bvs/as_of": as_of.isoformat(), "bvs/trigger": "cli", **process_tags()},
         )
     materialized = {
         event.asset_key.to_user_string()
         for event in result.get_asset_materialization_events()
         if event.asset_key is not None
     }
+    failed_sources = _failed_sources(result)
     if not result.success:
         print("bvs run: FAILED", file=sys.stderr)
         for event in result.all_events:
             if event.is_failure and event.step_key:
-                print(f"  {event.step_key}: {event.message}", file=sys.stderr)
                 data = getattr(event.event_specific_data, "error", None)
-                if data is not None:
-                    print(f"    {data.message.strip()}", file=sys.stderr)
+                print(f"  {event.step_key}: {_why(data, event.message)}", file=sys.stderr)
+                if data is not None and args.log_level == "DEBUG":
+                    print(data.to_string(), file=sys.stderr)
+        for line in failed_sources:
+            print(f"  {line}", file=sys.stderr)
         print(
             "  the previous tables and the previous serving snapshot are unchanged", file=sys.stderr
         )
@@ -150,7 +223,44 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
             print(f"  the full output: {log}", file=sys.stderr)
         return 1
     _print_summary(settings, published="serving/snapshot" in materialized)
+    if failed_sources:
+        print(
+            f"bvs run: {len(failed_sources)} source(s) FAILED and kept their last good data;"
+            " the rest was loaded and published:",
+            file=sys.stderr,
+        )
+        for line in failed_sources:
+            print(f"  {line}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _why(error: Any, fallback: str | None) -> str:
+    """A step's failure in one line: the failure's own description (a dg.Failure, ours), else
+    the exception's last line; the stack trace only at --log-level DEBUG."""
+    if error is None:
+        return fallback or "failed"
+    while error.cls_name == "DagsterExecutionStepExecutionError" and error.cause is not None:
+        error = error.cause  # "Error occurred while executing op": the exception itself
+    lines = [line for line in error.message.strip().splitlines() if line.strip()]
+    if not lines:
+        return fallback or "failed"
+    message = lines[-1].strip()
+    if error.cls_name == "Failure":  # ours: its description is the message
+        message = message.split("Failure: ", 1)[-1]
+    return message
+
+
+def _failed_sources(result: Any) -> list[str]:
+    """One line per source whose new files this run refused (it kept its last good data)."""
+    lines = {}
+    for event in result.get_asset_materialization_events():
+        metadata = event.materialization.metadata
+        status = metadata.get("status")
+        if status is not None and status.value == "failed":
+            message = metadata.get("message")
+            lines[event.step_key] = str(message.value if message is not None else event.step_key)
+    return sorted(lines.values())
 
 
 def _print_summary(settings: Settings, *, published: bool) -> None:
@@ -496,7 +606,7 @@ def _ledger_run(args: argparse.Namespace, settings: Settings) -> int:
     from pipelines.dbt import apply_dbt_env, prepare_manifest
     from pipelines.ledgers import store
     from pipelines.ledgers.intake import LedgerError, check_customer_id
-    from pipelines.ledgers.run import result_path, run_summary, up_to_date
+    from pipelines.ledgers.run import run_summary, up_to_date
 
     as_of = args.as_of or today_in_brisbane()
     if as_of > today_in_brisbane():
@@ -525,6 +635,21 @@ def _ledger_run(args: argparse.Namespace, settings: Settings) -> int:
     apply_dbt_env(settings.for_ledger_runs())
     prepare_manifest(settings.for_ledger_runs())  # the ledger runs' profile: its own parse
 
+    from pipelines.warehouse.lock import WarehouseBusy
+
+    try:
+        with _one_writer(settings, "bvs ledger run") as instance:
+            failed = _ledger_materialize(args, settings, instance, pending, as_of)
+    except WarehouseBusy as exc:
+        print(f"bvs ledger run: {exc}", file=sys.stderr)
+        return 1
+    return 1 if failed else 0
+
+
+def _ledger_materialize(
+    args: argparse.Namespace, settings: Settings, instance: Any, pending: list[str], as_of: Any
+) -> int:
+    """Materialise each pending customer's ledger partition; the number of failures."""
     import dagster as dg
 
     from pipelines.defs.instance import quick_event_log
@@ -532,8 +657,9 @@ def _ledger_run(args: argparse.Namespace, settings: Settings) -> int:
     from pipelines.defs.ledgers.partitions import CUSTOMERS, partition_key
     from pipelines.defs.resources import BvsResource
     from pipelines.defs.transform.project import dbt_resource
+    from pipelines.defs.writer import process_tags
+    from pipelines.ledgers.run import result_path, run_summary
 
-    instance = dg.DagsterInstance.get()
     known = set(instance.get_dynamic_partitions(CUSTOMERS.name or ""))
     if new := [c for c in pending if c not in known]:
         instance.add_dynamic_partitions(CUSTOMERS.name or "", new)
@@ -560,6 +686,7 @@ def _ledger_run(args: argparse.Namespace, settings: Settings) -> int:
                     "bvs/as_of": as_of.isoformat(),
                     "bvs/customer": customer,
                     "bvs/trigger": "cli",
+                    **process_tags(),
                 },
             )
         if result.success and result_file.exists():
@@ -581,7 +708,7 @@ def _ledger_run(args: argparse.Namespace, settings: Settings) -> int:
                     f"bvs ledger run: {customer}: {check.check_name}: {check.description}",
                     file=sys.stderr,
                 )
-    return 1 if failed else 0
+    return failed
 
 
 # ---------------------------------------------------------------------------------- API

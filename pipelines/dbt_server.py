@@ -79,7 +79,15 @@ def _exec_dbt(argv: Sequence[str]) -> int:
 
 
 def client_main(argv: Sequence[str] | None = None) -> int:
-    """``bvs-dbt ARGS``: run ``dbt ARGS`` in the warm server if there is one, else exec dbt."""
+    """``bvs-dbt ARGS``: run ``dbt ARGS`` in the warm server if there is one, else exec dbt.
+
+    It dies with the run that started it (SIGTERM when its parent dies, which it relays to
+    the warm dbt, and which the exec'd dbt inherits): a killed run leaves no dbt writing the
+    warehouse."""
+    from pipelines.processes import die_with_parent
+
+    if argv is None:
+        die_with_parent(signal.SIGTERM)
     args = list(sys.argv[1:] if argv is None else argv)
     path = os.environ.get(SERVER_ENV)
     if not path:

@@ -14,6 +14,7 @@ from pipelines.defs.live.assets import live_tiles
 from pipelines.defs.publish.assets import serving_snapshot, watch_alerts
 from pipelines.defs.resources import BvsResource
 from pipelines.defs.transform.dbt import dbt_models, dbt_resource
+from pipelines.defs.writer import free_slots_of_dead_runs
 
 # The loader's bookkeeping table: every ingest asset writes it; verification reads which
 # sources have loaded and their extract dates from it (dbt source `meta.loads`).
@@ -50,7 +51,7 @@ defs = dg.Definitions(
     ],
     jobs=[everything, market_daily, ledger_nightly],
     schedules=[weekly_refresh, daily_market_refresh, nightly_ledger_reverification],
-    sensors=[new_landing_files, ledgers_after_publish],
+    sensors=[new_landing_files, ledgers_after_publish, free_slots_of_dead_runs],
     resources={"bvs": BvsResource(), "dbt": dbt_resource()},
     executor=dg.in_process_executor,
 )

@@ -41,6 +41,9 @@ class Settings(BaseSettings):
     # more fails with a clear error, keeping the last good data, instead of filling the disk.
     duckdb_temp_limit: str = Field(default="40GB")
     duckdb_threads: int = Field(default=0, ge=0, description="0 = DuckDB's default")
+    # A second writer of the warehouse (another run, whatever started it) waits this long for
+    # the writer lock, then refuses naming the holder (pipelines/warehouse/lock.py).
+    writer_wait_seconds: float = Field(default=60.0, ge=0)
     snapshots_kept: int = Field(default=3, ge=1)
     # Publishing flushes the snapshot files it writes this often (seconds; 0: only at the
     # end), so the machine never holds GBs of unwritten data (pipelines/warehouse/snapshot.py).

@@ -32,8 +32,16 @@ def collect_status(settings: Settings, *, today: dt.date | None = None) -> dict[
     else:
         try:
             con = duckdb.connect(str(settings.warehouse), read_only=True)
-        except duckdb.Error as exc:  # the pipeline holds the write lock
-            status["warehouse_state"] = f"busy (a pipeline run holds it): {exc}"
+        except duckdb.Error as exc:  # a run (or another process) has it open read-write
+            from pipelines.warehouse.lock import describe, holder, warehouse_busy
+
+            writer = holder(settings)
+            busy = warehouse_busy(settings, exc)
+            status["warehouse_state"] = (
+                f"busy: being written by {describe(writer)}"
+                if writer is not None
+                else f"busy: {busy or exc}"
+            )
         else:
             with con:
                 latest, attempts = _loads(con)

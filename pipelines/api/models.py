@@ -493,7 +493,15 @@ class SnapshotHealth(Strict):
     )
 
 
+class FailedSource(Strict):
+    source: str
+    attempted_at: str | None
+    message: str | None
+
+
 class Health(Strict):
     status: Literal["ok", "unavailable"]
     snapshot: SnapshotHealth | None
     stale_sources: list[str]
+    # sources whose newest files failed to load: served with their last good data
+    failed_sources: list[FailedSource]

@@ -150,6 +150,19 @@ class DelimitedSpec:
             raise ValueError(f"{self.dataset}: bad spec: {'; '.join(problems)}")
 
 
+def _nul_header(header: bytes) -> str:
+    """What NUL bytes in a header line say: text as UTF-16 without its byte-order mark puts a
+    NUL beside nearly every ASCII character, all on one side; binary or corrupt data has
+    them here and there."""
+    nuls = [i % 2 for i, byte in enumerate(header) if byte == 0]
+    if len(nuls) >= 0.4 * len(header) and max(nuls.count(0), nuls.count(1)) >= 0.95 * len(nuls):
+        return "unknown encoding: the header reads as UTF-16 without a byte-order mark"
+    return (
+        f"not a text file: {len(nuls)} NUL bytes among the header's {len(header)} bytes"
+        " (binary or corrupt data)"
+    )
+
+
 def read_delimited(
     file: LandingFile, spec: DelimitedSpec, batch_rows: int = 100_000
 ) -> Iterator[Batch]:
@@ -175,9 +188,7 @@ def read_delimited(
         if not header_line.strip():
             raise SourceFileError(file.name, "empty file (no header line)")
         if "\x00" in header_line:
-            raise SourceFileError(
-                file.name, "unknown encoding: NUL bytes in the header (UTF-16 without a BOM?)"
-            )
+            raise SourceFileError(file.name, _nul_header(header_bytes))
         delimiter = spec.delimiter or _detect_delimiter(header_line, file.name)
         pieces: Iterator[_Piece]
         if spec.quoted:

@@ -107,25 +107,42 @@ def _catalogue(con: duckdb.DuckDBPyConnection, as_of: dt.date) -> dict[str, Chec
     rows = con.execute(
         "select check_id, weight, sources from marts.checks order by check_id"
     ).fetchall()
+    failed = failed_sources(con)
     return {
         check_id: Check(
-            check_id, int(weight), _with_staleness(json.loads(sources), as_of, cadences)
+            check_id,
+            int(weight),
+            _with_staleness(json.loads(sources), as_of, cadences, failed),
         )
         for check_id, weight, sources in rows
     }
 
 
+def failed_sources(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Sources whose newest files failed to load: the snapshot serves their last good data
+    (meta.source_failures; a snapshot published before that table existed has none)."""
+    try:
+        return {r[0] for r in con.execute("select source from meta.source_failures").fetchall()}
+    except duckdb.CatalogException:
+        return set()
+
+
 def _with_staleness(
-    sources: list[dict[str, Any]], as_of: dt.date, cadences: Mapping[str, int]
+    sources: list[dict[str, Any]],
+    as_of: dt.date,
+    cadences: Mapping[str, int],
+    failed: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> list[dict[str, Any]]:
     """Each source with `stale` as of the snapshot's as-of date: older than its refresh
-    cadence (CONTRACT decision 10); null when not loaded or its cadence is not known."""
+    cadence (CONTRACT decision 10), or its newest files failed to load and it serves its
+    last good data; null when not loaded or its cadence is not known."""
     out = []
     for source in sources:
+        name = str(source.get("source"))
         loaded = source.get("as_of")
         extract = None if loaded is None else dt.date.fromisoformat(str(loaded))
-        cadence = cadences.get(str(source.get("source")))
-        out.append({**source, "stale": is_stale(extract, cadence, as_of)})
+        stale = True if name in failed else is_stale(extract, cadences.get(name), as_of)
+        out.append({**source, "stale": stale})
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +26,34 @@ _ARROW_TO_SQL = {
 
 
 def connect(settings: Settings, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse. Another process having it open (DuckDB's own file lock) is tried
+    again for up to ``writer_wait_seconds``, then raises WarehouseBusy naming that process;
+    once that happened, this process does not wait again for the same holder (a run's next
+    steps fail at once)."""
+    from pipelines.warehouse.lock import POLL_SECONDS, warehouse_busy
+
+    wait = 0 if read_only or _gave_up.get(settings.warehouse) else settings.writer_wait_seconds
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            con = _connect(settings, read_only=read_only)
+        except duckdb.IOException as exc:
+            busy = warehouse_busy(settings, exc)
+            if busy is None:
+                raise
+            if time.monotonic() >= deadline:
+                _gave_up[settings.warehouse] = True
+                raise busy from None
+            time.sleep(POLL_SECONDS)
+        else:
+            _gave_up.pop(settings.warehouse, None)
+            return con
+
+
+_gave_up: dict[Path, bool] = {}  # warehouses this process waited for in vain
+
+
+def _connect(settings: Settings, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     path = settings.warehouse
     path.parent.mkdir(parents=True, exist_ok=True)
     config: dict[str, str | bool | int | float | list[str]] = {

@@ -58,7 +58,18 @@ _QUARANTINE_SCHEMA = pa.schema(
 
 
 class LoadError(Exception):
-    """A load failed; the message names the file or the check, the previous data is intact."""
+    """A load failed; the message names the file or the check, the previous data is intact.
+
+    ``result`` is the failed load (status ``failed``: its id, checks and quarantine count)."""
+
+    def __init__(self, message: str, result: LoadResult | None = None) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+# A failed load keeps this many of its quarantined rows in meta.quarantine (its diagnosis
+# for `bvs status`); the count of all of them is in meta.loads.
+FAILED_QUARANTINE_KEPT = 1_000
 
 
 @dataclass
@@ -236,9 +247,10 @@ def load_source(
             if o.blocking and not o.passed
         ]
         if failed:
+            first = _first_cause(con, source)
             raise LoadError(
-                f"{source.name}: blocking data-quality checks failed, previous data kept: "
-                + "; ".join(failed)
+                f"{source.name}: {first + '; ' if first else ''}"
+                "blocking data-quality checks failed: " + "; ".join(failed)
             )
         tick = time.perf_counter()
         if pending_sums is not None:
@@ -249,16 +261,57 @@ def load_source(
         _swap(con, source, settings, load_id, started, sums, manifest, result, carried_from)
         result.timings["swap"] = time.perf_counter() - tick
     except Exception as exc:
-        _drop_staging(con, source, settings)
         known = isinstance(exc, SourceFileError | LoadError)
         message = str(exc) if known else f"{source.name}: {type(exc).__name__}: {exc}"
-        _record_load(con, load_id, source.name, "failed", started, None, {}, 0, None, message)
-        raise LoadError(message) from exc
+        kept = _keep_failed_quarantine(con, source, load_id)
+        _drop_staging(con, source, settings)
+        _record_load(con, load_id, source.name, "failed", started, None, {}, kept, None, message)
+        result.status, result.message, result.quarantined = "failed", message, kept
+        result.seconds = time.perf_counter() - clock
+        raise LoadError(message, result) from exc
     finally:
         if hashing is not None:
             hashing.shutdown(wait=True)
     result.seconds = time.perf_counter() - clock
     return result
+
+
+def _first_cause(con: duckdb.DuckDBPyConnection, source: Source) -> str:
+    """The file whose rows were quarantined most and its first reason, as "FILE: N of its
+    rows quarantined, the first at line L: REASON" (empty when none was)."""
+    table = f"raw.{source.name}__quarantine__loading"
+    try:
+        row = con.execute(
+            f"""
+            select file_name, count(*) as n, min(line), arg_min(reason, line)
+            from {table} group by file_name order by n desc, file_name limit 1
+            """
+        ).fetchone()
+    except duckdb.Error:
+        return ""
+    if row is None:
+        return ""
+    file, count, line, reason = row
+    return f"{file}: {count:,} rows quarantined, the first at line {line}: {reason}"
+
+
+def _keep_failed_quarantine(con: duckdb.DuckDBPyConnection, source: Source, load_id: str) -> int:
+    """Keep the first rows a failed load quarantined in meta.quarantine (its diagnosis);
+    return how many it quarantined in all."""
+    table = f"raw.{source.name}__quarantine__loading"
+    try:
+        row = con.execute(f"select count(*) from {table}").fetchone()
+        con.execute(
+            f"""
+            insert into meta.quarantine
+            select ?, ?, file_name, line, reason, raw from {table}
+            order by file_name, line limit ?
+            """,
+            [load_id, source.name, FAILED_QUARANTINE_KEPT],
+        )
+    except duckdb.Error:  # the load failed before it staged anything
+        return 0
+    return int(row[0]) if row else 0
 
 
 def _files_not_loaded(

@@ -233,19 +233,44 @@ def _key_unique(con: duckdb.DuckDBPyConnection, table: str, checks: TableChecks)
         "duplicate_rows": duplicate_rows,
         "query_ms": _ms_since(started),
     }
+    observed = f"{duplicate_keys} duplicated keys over {duplicate_rows} rows"
     if duplicate_keys:
         sample = sorted(row[2], key=lambda r: (-r[-1], [str(v) for v in r[:-1]]))
         detail["sample"] = [{"key": list(r[:-1]), "rows": int(r[-1])} for r in sample]
+        files = _files_of_duplicates(con, table, key, where)
+        if files:
+            detail["files"] = files
+            observed += " in " + ", ".join(f"{name} ({rows:,})" for name, rows in files)
     scope = f" where {checks.key_filter}" if checks.key_filter else ""
     return CheckOutcome(
         name=KEY_UNIQUE,
         passed=duplicate_keys == 0,
         blocking=True,
-        observed=f"{duplicate_keys} duplicated keys over {duplicate_rows} rows",
+        observed=observed,
         expected=f"({', '.join(checks.key)}) unique{scope}",
         detail=_detail(**detail),
         engine=ENGINE,
     )
+
+
+def _files_of_duplicates(
+    con: duckdb.DuckDBPyConnection, table: str, key: str, where: str
+) -> list[tuple[str, int]]:
+    """The landing files holding the duplicated rows (raw rows carry ``source_file``), most
+    first, at most five: a failure names the file, not only the table."""
+    columns = {r[0] for r in con.execute(f"describe {table}").fetchall()}
+    if "source_file" not in columns:
+        return []
+    rows = con.execute(
+        f"""
+        select source_file, count(*) from (
+            select source_file, count(*) over (partition by {key}) as copies__
+            from {table} {where}
+        )
+        where copies__ > 1 group by source_file order by 2 desc, 1 limit 5
+        """
+    ).fetchall()
+    return [(str(name), int(n)) for name, n in rows]
 
 
 def _row_count_drift(

@@ -58,7 +58,7 @@ POINTER_NAME = "CURRENT"
 SUFFIX = ".duckdb"
 TMP_SUFFIX = ".duckdb.tmp"
 META_SCHEMA = "meta"
-METADATA_TABLES = ("meta.snapshot", "meta.sources")
+METADATA_TABLES = ("meta.snapshot", "meta.sources", "meta.source_failures")
 VERIFY_TIMEOUT_SECONDS = 600
 
 # UTC time to the millisecond plus a random suffix: sorts by build time, unique across runs.
@@ -126,6 +126,28 @@ with ranked_loads as (
 select source, load_id, status, extract_date, finished_at, null, null, null, null
 from ranked_loads
 where recency = 1
+order by source
+"""
+
+
+_FAILURES_DDL = """
+create table {snap}.meta.source_failures (
+    source varchar not null,
+    load_id varchar not null,       -- the failed load (meta.loads, meta.quarantine, meta.dq_results)
+    attempted_at timestamptz,
+    message varchar                 -- the file and the first cause
+)
+"""
+
+# Sources whose latest load attempt failed: the snapshot serves their last good data
+# (meta.sources), and says why the newer files were refused.
+_FAILURES_FROM_LOADS = """
+insert into {snap}.meta.source_failures
+select source, load_id, started_at, message
+from {wh}.meta.loads
+where status in ('loaded', 'failed')
+qualify row_number() over (partition by source order by started_at desc, load_id desc) = 1
+    and status = 'failed'
 order by source
 """
 
@@ -393,7 +415,9 @@ def _copy_sources(
     each source's refresh cadence in ``refresh_days`` (null where none is given), so the
     snapshot's readers tell stale data without knowing the sources' declarations."""
     cur.execute(_SOURCES_DDL.format(snap=snap))
+    cur.execute(_FAILURES_DDL.format(snap=snap))
     if _table_exists(cur, catalog, META_SCHEMA, "loads"):
+        cur.execute(_FAILURES_FROM_LOADS.format(snap=snap, wh=_quote(catalog)))
         has_manifest = _table_exists(cur, catalog, META_SCHEMA, "manifest")
         statement = _SOURCES_FROM_LOADS_AND_MANIFEST if has_manifest else _SOURCES_FROM_LOADS_ONLY
         cur.execute(statement.format(snap=snap, wh=_quote(catalog)))

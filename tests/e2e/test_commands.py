@@ -6,11 +6,15 @@ Dagster home, as a data engineer would.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,9 +22,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines import processes
 from pipelines.identifiers import abn_with_check_digits
 from pipelines.serving.verify import verify
-from pipelines.settings import get_settings
+from pipelines.settings import Settings, get_settings
+from pipelines.warehouse.lock import holder
 from pipelines.warehouse.snapshot import current_snapshot
 
 pytestmark = pytest.mark.slow
@@ -454,28 +460,181 @@ def test_status_reports_sources_snapshot_and_staleness(world: dict) -> None:
     assert any("abr" in item for item in json.loads(late.stdout)["stale"])
 
 
-def test_a_corrupt_file_fails_the_run_naming_it_and_keeps_the_snapshot(
-    world: dict, tmp_path: Path
-) -> None:
+def _copy(world: dict, tmp_path: Path, **env: str) -> tuple[Path, dict[str, str]]:
+    """A copy of the world's data folder to run on, with its own environment."""
     data = tmp_path / "data"
     shutil.copytree(world["data"], data, symlinks=True)
-    env = {
+    return data, {
         **world["env"],
         "BVS_DATA_DIR": str(data),
         "BVS_WAREHOUSE": str(data / "warehouse.duckdb"),
+        **env,
     }
+
+
+def test_a_bad_company_file_holds_back_only_its_source_and_new_prices_publish(
+    world: dict, tmp_path: Path
+) -> None:
+    """Issue 20: a bad newest company file (one extra header column) while the prices move on
+    a day: the snapshot publishes with the new prices, the company source keeps its last good
+    data and is reported failed where users look, naming the file and the first cause."""
+    data, env = _copy(world, tmp_path)
     before = (data / "serving" / "CURRENT").read_text()
-    company = next((data / "landing" / "asic_companies").glob("*.csv"))
-    company.write_bytes(b"\xef\xbb\xbfNot\tThe\tCompany\tHeader\r\nx\ty\tz\tw\r\n")
-    failed = _run(["run", "--as-of", AS_OF], env)
-    assert failed.returncode == 1
-    assert company.name in failed.stderr
-    status = _run(["status"], env)
-    assert "failed (previous data kept)" in status.stdout and company.name in status.stdout
-    assert (data / "serving" / "CURRENT").read_text() == before
+    companies = data / "landing" / "asic_companies"
+    (good,) = companies.glob("company_*.csv")
+    head, newline, rest = good.read_bytes().partition(b"\n")
+    cr = b"\r" if head.endswith(b"\r") else b""
+    bad = companies / "company_209912.csv"  # the newest: the one a load reads
+    bad.write_bytes(head.removesuffix(b"\r") + b"\tExtra Column" + cr + newline + rest)
+    asx = data / "landing" / "prices" / "asx"
+    last = max(asx.glob("*.txt"))
+    day = (dt.date.fromisoformat(f"{last.stem[:4]}-{last.stem[4:6]}-{last.stem[6:]}")
+           + dt.timedelta(days=1))  # fmt: skip
+    new_day = day.strftime("%Y%m%d")
+    (asx / f"{new_day}.txt").write_text(last.read_text().replace(f",{last.stem},", f",{new_day},"))
+    run = _run(["run", "--as-of", AS_OF], env)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr
+    failed = [line for line in run.stderr.splitlines() if line.startswith("  asic_companies: ")]
+    assert failed and failed[0].startswith(f"  asic_companies: {bad.name}: "), run.stderr
+    assert "the first at line 2: expected" in failed[0]
+    # published, with the new day's prices and the companies as they were
+    current = (data / "serving" / "CURRENT").read_text()
+    assert current != before and "serving snapshot (published)" in run.stdout
+    snapshot = current_snapshot(get_settings(data_dir=data))
+    assert snapshot is not None
+    with duckdb.connect(str(snapshot.path), read_only=True) as con:
+        files = {r[0] for r in con.execute(
+            "select file_name from meta.sources where source = 'prices_asx'").fetchall()}  # fmt: skip
+        assert f"{new_day}.txt" in files
+        ((source, message),) = con.execute(
+            "select source, message from meta.source_failures"
+        ).fetchall()
+        assert source == "asic_companies" and bad.name in message
     with duckdb.connect(str(data / "warehouse.duckdb"), read_only=True) as con:
         rows = con.execute("select count(*) from raw.asic__companies").fetchone()[0]
+        kept = con.execute(
+            "select count(*) from meta.quarantine where file_name = ?", [bad.name]
+        ).fetchone()[0]
     assert rows == world["planted"]["counts"]["asic_companies"]["valid_rows"]
+    assert kept > 0  # the failed load's diagnosis stays
+    status = _run(["status"], env).stdout
+    assert "failed (previous data kept)" in status and bad.name in status
+    # the tiles the company data feeds list it as stale; /health names it failed
+    abn = next(c["abn"] for c in world["planted"]["cases"] if c.get("check") == "company_status")
+    tile = json.loads(_run(["verify", abn], env).stdout)["checks"]["company_status"]
+    assert [s["stale"] for s in tile["sources"] if s["source"] == "asic_companies"] == [True]
+    from fastapi.testclient import TestClient
+
+    from pipelines.api.app import create_app
+
+    with TestClient(create_app(get_settings(data_dir=data))) as client:
+        health = client.get("/health").json()
+    assert [f["source"] for f in health["failed_sources"]] == ["asic_companies"]
+    assert bad.name in health["failed_sources"][0]["message"]
+
+
+def _children(pid: int) -> list[int]:
+    """The run's dbt processes (bvs-dbt, exec'd into dbt)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            for child in (task / "children").read_text().split():
+                command = processes.command_line(int(child)) or ""
+                if "dbt" in command.split(" ", 1)[0] or " build" in command:
+                    found.append(int(child))
+    return found
+
+
+def _kill_at(
+    run: subprocess.Popen[str], settings: Settings, step: str, *, child: bool
+) -> list[int]:
+    """kill -9 the run once it holds the writer lock at ``step`` (and, with ``child``, has
+    started a child process: dbt); returns the run's children at the kill."""
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        record = holder(settings)
+        mine = record and record.get("pid") == run.pid and record.get("step") == step
+        if mine and (not child or _children(run.pid)):
+            break
+        assert run.poll() is None, run.communicate()
+        time.sleep(0.02)
+    else:
+        pytest.fail(f"the run never reached {step}")
+    children = _children(run.pid)
+    os.kill(run.pid, signal.SIGKILL)
+    run.communicate()
+    return children
+
+
+def _start(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [BVS, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def _contents(database: Path, schemas: tuple[str, ...]) -> dict[str, list[tuple]]:
+    with duckdb.connect(str(database), read_only=True) as con:
+        tables = con.execute(
+            "select table_schema || '.' || table_name from information_schema.tables"
+            f" where table_schema in ({', '.join('?' for _ in schemas)}) order by 1",
+            list(schemas),
+        ).fetchall()
+        return {
+            name: sorted(con.execute(f"select * from {name}").fetchall(), key=repr)
+            for (name,) in tables
+        }
+
+
+def test_a_run_killed_at_each_stage_blocks_nothing_and_one_writer_holds(
+    world: dict, tmp_path: Path
+) -> None:
+    """Issue 20: kill -9 a run at ingest, at dbt (with dbt running) and at publish; each next
+    run goes on by itself, the killed run's dbt dies with it, and the last run ends as the
+    uninterrupted world did. Meanwhile a run of another Dagster home waits, naming the
+    holder, and Ctrl-C stops it. The prices of the ASX are loaded again from scratch (their load forgotten), so
+    the killed ingest is a real load."""
+    data, env = _copy(world, tmp_path, DAGSTER_HOME=str(tmp_path / "home"))
+    settings = get_settings(data_dir=data)
+    with duckdb.connect(str(data / "warehouse.duckdb")) as con:
+        con.execute("delete from meta.loads where source = 'prices_asx'")
+    run = ["run", "--as-of", AS_OF, "--select", "key:raw/prices__asx+"]
+
+    _kill_at(_start(run, env), settings, "ingest_prices_asx", child=False)
+
+    dbt = _start(run, env)
+    deadline = time.monotonic() + 600
+    while (holder(settings) or {}).get("pid") != dbt.pid:
+        assert time.monotonic() < deadline and dbt.poll() is None, dbt.communicate()
+        time.sleep(0.02)
+    # meanwhile a run of another Dagster home waits for the writer lock, naming the holder,
+    # and Ctrl-C stops its wait
+    other = _start(run, {**env, "DAGSTER_HOME": str(tmp_path / "other_home"),
+                         "BVS_WRITER_WAIT_SECONDS": "900"})  # fmt: skip
+    assert other.stderr is not None
+    waiting = other.stderr.readline()
+    assert waiting.startswith("bvs run: waiting up to 900 s for the warehouse writer lock, held by"
+                              f" PID {dbt.pid} (bvs run --as-of {AS_OF}"), waiting  # fmt: skip
+    assert "now at " in waiting and str(tmp_path / "home") in waiting
+    other.send_signal(signal.SIGINT)
+    _, rest = other.communicate(timeout=60)
+    assert other.returncode == 130 and "interrupted" in rest
+    children = _kill_at(dbt, settings, "dbt_models", child=True)
+    deadline = time.monotonic() + 30
+    while any(processes.alive(c) for c in children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert children and not any(processes.alive(c) for c in children)  # dbt died with its run
+
+    _kill_at(_start(run, env), settings, "serving__snapshot", child=False)
+
+    last = _run(run, env)
+    assert last.returncode == 0, last.stdout + last.stderr
+    assert "marked failed" in last.stderr  # the killed publish's slot, freed
+    assert "serving snapshot (published)" in last.stdout
+    assert _contents(data / "warehouse.duckdb", ("raw", "marts")) == _contents(
+        world["data"] / "warehouse.duckdb", ("raw", "marts")
+    )
+    assert _contents(_snapshot(data), ("marts",)) == _contents(_snapshot(world["data"]), ("marts",))
 
 
 def test_selecting_one_table_runs_its_whole_source(world: dict) -> None:

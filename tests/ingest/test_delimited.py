@@ -111,8 +111,16 @@ def test_utf16_file_with_bom_is_decoded(tmp_path: Path) -> None:
 
 def test_utf16_without_bom_fails_the_file(tmp_path: Path) -> None:
     text = HEADER + "\nNAME ONE\t\t02/03/2021\t\n"
-    with pytest.raises(SourceFileError, match="NUL bytes"):
+    with pytest.raises(SourceFileError, match="UTF-16 without a byte-order mark"):
         read_all(write(tmp_path, text.encode("utf-16-le")))
+
+
+def test_binary_bytes_are_not_taken_for_utf16(tmp_path: Path) -> None:
+    """Random bytes with a few NULs in the first line: not "UTF-16 without a BOM?"."""
+    noise = bytes([0x41, 0x00, 0x42, 0x43, 0x44, 0x00, 0x00, 0x45] * 8 + [0x5A] * 40) + b"\n"
+    with pytest.raises(SourceFileError, match="not a text file: 24 NUL bytes") as caught:
+        read_all(write(tmp_path, noise))
+    assert "UTF-16" not in str(caught.value)
 
 
 def test_lone_carriage_return_is_data_and_line_numbers_hold(tmp_path: Path) -> None:

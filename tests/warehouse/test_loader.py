@@ -125,8 +125,10 @@ def test_blocking_check_failure_keeps_previous_data(settings: Settings) -> None:
         # the same ABNs in two parts of one extract: keys not unique
         abr_file(_landing(settings) / "20261118_Public01.xml", _records(4))
         abr_file(_landing(settings) / "20261118_Public02.xml", _records(4))
-        with pytest.raises(LoadError, match="key_unique"):
+        with pytest.raises(LoadError, match="key_unique") as failure:
             load_source(con, ABR, settings)
+        # the failure names the files holding the duplicates, not only the table
+        assert "in 20261118_Public01.xml (4), 20261118_Public02.xml (4)" in str(failure.value)
         assert _table(con, "raw.abr__abns") == before
         failed = con.execute(
             "select check_name from meta.dq_results where not passed order by all"
@@ -402,3 +404,38 @@ def test_public_registers_read_only_the_newest_file_with_quarantine(
     assert manifest == [("register_20250201.csv",)]
     with warehouse(settings) as con:
         assert load_source(con, SOURCES[source], settings).status == "unchanged"
+
+
+def test_a_failed_load_leads_with_the_file_and_keeps_its_diagnosis(settings: Settings) -> None:
+    """A header with one extra column: every row is quarantined. The failure names the file
+    and the first row's cause before the checks it failed, and its quarantined rows stay in
+    meta.quarantine under the failed load, for `bvs status` later."""
+    fixture = Path(__file__).parents[1] / "fixtures" / "asic_companies" / "company_202410.csv"
+    landing = settings.landing_dir / "asic_companies"
+    landing.mkdir(parents=True)
+    (landing / "company_202410.csv").write_bytes(fixture.read_bytes())
+    source = SOURCES["asic_companies"]
+    with warehouse(settings) as con:
+        assert load_source(con, source, settings).status == "loaded"
+        before = _table(con, "raw.asic__companies")
+        head, newline, rest = fixture.read_bytes().partition(b"\n")
+        cr = b"\r" if head.endswith(b"\r") else b""
+        bad = landing / "company_202411.csv"
+        bad.write_bytes(head.removesuffix(b"\r") + b"\tExtra Column" + cr + newline + rest)
+        with pytest.raises(LoadError) as failure:
+            load_source(con, source, settings)
+        message = str(failure.value)
+        assert message.startswith("asic_companies: company_202411.csv: "), message
+        assert "rows quarantined, the first at line 2: " in message
+        assert "expected" in message.split("; ")[0] and "not_empty" in message
+        assert _table(con, "raw.asic__companies") == before
+        load_id, quarantined = con.execute(
+            "select load_id, quarantined from meta.loads where status = 'failed'"
+        ).fetchone()
+        assert quarantined == len(before)
+        kept = con.execute(
+            "select file_name, min(line), count(*) from meta.quarantine where load_id = ?"
+            " group by file_name",
+            [load_id],
+        ).fetchall()
+        assert kept == [("company_202411.csv", 2, len(before))]

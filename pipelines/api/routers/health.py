@@ -1,9 +1,12 @@
-"""``/health``: the snapshot in service, its age and its stale sources (no key needed)."""
+"""``/health``: the snapshot in service, its age, its stale sources and the sources whose
+newest files failed to load (no key needed)."""
 
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
+import duckdb
 from fastapi import APIRouter
 from fastapi.responses import Response
 
@@ -27,7 +30,10 @@ router = APIRouter(tags=["health"])
 def health(holder: Holder, clock: Clock) -> Response:
     snap = holder.current()
     if snap is None:
-        return json_response({"status": "unavailable", "snapshot": None, "stale_sources": []}, 503)
+        return json_response(
+            {"status": "unavailable", "snapshot": None, "stale_sources": [], "failed_sources": []},
+            503,
+        )
     now = clock()
     return json_response(
         {
@@ -47,6 +53,7 @@ def health(holder: Holder, clock: Clock) -> Response:
                 },
             },
             "stale_sources": _stale_sources(snap, now),
+            "failed_sources": _failed_sources(snap),
         }
     )
 
@@ -60,3 +67,21 @@ def _stale_sources(snap: Served, now: dt.datetime) -> list[str]:
         with snap.cursor() as cur:
             snap.cache[memo_key] = stale_sources(cur, today)
     return list(snap.cache[memo_key])
+
+
+def _failed_sources(snap: Served) -> list[dict[str, Any]]:
+    """Sources whose newest files failed to load: the snapshot serves their last good data
+    (meta.source_failures), read once per snapshot."""
+    if "failed" not in snap.cache:
+        with snap.cursor() as cur:
+            try:
+                rows = cur.execute(
+                    "select source, attempted_at, message from meta.source_failures order by 1"
+                ).fetchall()
+            except duckdb.CatalogException:  # a snapshot published before the table existed
+                rows = []
+        snap.cache["failed"] = [
+            {"source": s, "attempted_at": iso_utc(at) if at else None, "message": m}
+            for s, at, m in rows
+        ]
+    return list(snap.cache["failed"])

@@ -16,6 +16,7 @@ from pipelines.warehouse.loader import LoadError, LoadResult, ProgressFn, load_s
 from pipelines.warehouse.quality import check_names
 
 from ..resources import POOL, BvsResource
+from ..writer import writing
 
 GROUP = "ingest"
 
@@ -35,20 +36,47 @@ def _check_specs(source: Source) -> list[dg.AssetCheckSpec]:
 
 
 def _check_results(source: Source, result: LoadResult) -> dict[str, list[dg.AssetCheckResult]]:
-    """Check results per raw table for a finished load (loaded, unchanged or not loaded)."""
+    """Check results per raw table for a finished load (loaded, unchanged, not loaded or
+    failed).
+
+    A failed load's checks fail with severity WARN: they refused the new files, and the
+    table keeps its last good data, which passed them when it was loaded; so the rest of
+    the pipeline and the publish go on (CONTRACT: one bad file holds back only its source).
+    """
     by_table: dict[str, list[dg.AssetCheckResult]] = {}
+    failed = result.status == "failed"
     for table in source.tables.values():
         outcomes = {o.name: o for o in result.checks.get(table.name, [])}
         results = []
         for name in check_names(table.checks):
             outcome = outcomes.get(name)
-            if outcome is not None:
+            if failed and (outcome is None or outcome.passed):
+                results.append(
+                    dg.AssetCheckResult(
+                        asset_key=raw_key(table),
+                        check_name=name,
+                        passed=outcome is not None,
+                        severity=dg.AssetCheckSeverity.WARN,
+                        description=(
+                            f"passed on the new files, which the load refused: {result.message}"
+                            if outcome is not None
+                            else f"not run: the load failed: {result.message}"
+                        ),
+                        metadata={"load_id": result.load_id or ""},
+                    )
+                )
+            elif outcome is not None:
                 results.append(
                     dg.AssetCheckResult(
                         asset_key=raw_key(table),
                         check_name=name,
                         passed=outcome.passed,
-                        severity=dg.AssetCheckSeverity.ERROR,
+                        severity=dg.AssetCheckSeverity.WARN
+                        if failed
+                        else dg.AssetCheckSeverity.ERROR,
+                        description=f"the load failed, previous data kept: {result.message}"
+                        if failed
+                        else None,
                         metadata={
                             "observed": outcome.observed,
                             "expected": outcome.expected,
@@ -125,13 +153,15 @@ def build_ingest_asset(source: Source) -> dg.AssetsDefinition:
         context: dg.AssetExecutionContext, bvs: BvsResource
     ) -> Iterator[dg.MaterializeResult]:
         settings = bvs.settings()
-        with warehouse(settings) as con:
+        with writing(context, bvs), warehouse(settings) as con:
             try:
                 result = load_source(
                     con, source, settings, progress=_progress_logger(context, source)
                 )
             except LoadError as exc:
-                raise dg.Failure(description=str(exc), metadata={"source": source.name}) from exc
+                # the source keeps its last good data; the others and the publish go on
+                result = exc.result or LoadResult(source.name, "failed", message=str(exc))
+                context.log.error(f"{source.name} FAILED, previous data kept: {exc}")
         if result.status == "not_loaded":
             context.log.warning(f"{source.name} not loaded: {result.message}")
         checks = _check_results(source, result)

@@ -24,6 +24,7 @@ from pipelines.warehouse.connection import warehouse
 
 from ..resources import POOL, BvsResource
 from ..transform.project import dbt_project, stream_and_tidy, translator
+from ..writer import writing
 from .partitions import ledger_partitions
 
 GROUP = "ledgers"
@@ -69,7 +70,7 @@ def ledger_inputs(
 ) -> Iterator[dg.MaterializeResult]:
     customer, run_date = _partition(context)
     settings = bvs.settings().for_ledger_runs()
-    with warehouse(settings) as con:
+    with writing(context, bvs), warehouse(settings) as con:
         plan = prepare_run(settings, con, customer, run_date)
     context.log.info(
         f"{customer} {run_date}: {len(plan.runs)} ledger(s) to run, {len(plan.unchanged)} unchanged,"
@@ -102,7 +103,8 @@ def ledger_dbt_models(
     _customer, run_date = _partition(context)
     # the ledger rows are decided as of the run date, DuckDB within the ledger runs' memory
     apply_dbt_env(bvs.settings().for_ledger_runs(), as_of=run_date)
-    yield from stream_and_tidy(dbt.cli(["build"], context=context))
+    with writing(context, bvs):
+        yield from stream_and_tidy(dbt.cli(["build"], context=context))
 
 
 LEDGER_MART_KEYS = [key for key in ledger_dbt_models.keys if key.path[-1].startswith("ledger_")]
@@ -136,7 +138,7 @@ def ledger_history(context: dg.AssetExecutionContext, bvs: BvsResource) -> Itera
             f"the prepared inputs are for {plan.customer} {plan.run_date}, not {customer}"
             f" {run_date}: materialize raw/ledger__inputs of this partition first"
         )
-    with warehouse(settings) as con:
+    with writing(context, bvs), warehouse(settings) as con:
         summaries = commit_runs(settings, con, plan)
     result_path(settings, customer).write_text(json.dumps(summaries, default=str, indent=1))
     yield dg.MaterializeResult(

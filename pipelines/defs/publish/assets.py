@@ -9,6 +9,7 @@ from pipelines.warehouse.verify_lookup import build_verify_lookup
 
 from ..resources import POOL, BvsResource
 from ..transform.dbt import dbt_models
+from ..writer import writing
 
 MART_KEYS = [key for key in dbt_models.keys if key.path[0] == "marts"]
 
@@ -23,7 +24,7 @@ MART_KEYS = [key for key in dbt_models.keys if key.path[0] == "marts"]
 )
 def serving_snapshot(context: dg.AssetExecutionContext, bvs: BvsResource) -> dg.MaterializeResult:
     settings = bvs.settings()
-    with warehouse(settings) as con:
+    with writing(context, bvs), warehouse(settings) as con:
         info = publish_snapshot(
             con,
             settings,

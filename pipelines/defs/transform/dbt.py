@@ -7,8 +7,10 @@ import dagster as dg
 from dagster_dbt import DbtCliResource, dbt_assets
 
 from pipelines.dbt import apply_dbt_env, build_args
+from pipelines.warehouse.connection import warehouse
 
 from ..resources import POOL, BvsResource
+from ..writer import writing
 from .project import dbt_project, dbt_resource, stream_and_tidy, translator
 
 __all__ = ["dbt_models", "dbt_project", "dbt_resource", "translator"]
@@ -26,4 +28,7 @@ def dbt_models(
 ) -> Iterator[Any]:
     settings = bvs.settings()
     apply_dbt_env(settings, as_of=bvs.as_of_date())
-    yield from stream_and_tidy(dbt.cli(build_args(), context=context))
+    with writing(context, bvs):
+        with warehouse(settings):  # another process having the file open: one line, now
+            pass
+        yield from stream_and_tidy(dbt.cli(build_args(), context=context))
