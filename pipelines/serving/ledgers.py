@@ -45,7 +45,12 @@ def _tile(row: dict[str, Any], check: dict[str, Any]) -> dict[str, Any]:
         "status": row[f"{check_id}_status"],
         "reason": row[f"{check_id}_reason"],
         "detail": json.loads(detail) if detail else None,
-        "sources": json.loads(check["sources"]) if check["sources"] else [],
+        # as the run's snapshot listed them; `stale` as the verify answer has it, null here:
+        # a run's history keeps the check catalogue, not the sources' cadences
+        "sources": [
+            {**source, "stale": source.get("stale")}
+            for source in (json.loads(check["sources"]) if check["sources"] else [])
+        ],
         "weight": check["weight"],
     }
 

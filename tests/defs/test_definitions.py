@@ -320,11 +320,15 @@ def test_ledger_schedule_asks_one_run_per_customer_with_a_ledger(
         folder.mkdir(parents=True)
         (folder / "suppliers.csv").write_text("abn,supplier_name\n")
     (tmp_path / "landing" / "ledgers" / "no-ledger-yet").mkdir()
-    with dg.instance_for_test() as instance:
-        context = dg.build_schedule_context(
+    # the context closed with the block: left open, it leaves the closed instance's state
+    # storage as the process's current one, and later Definitions in this worker fail
+    with (
+        dg.instance_for_test() as instance,
+        dg.build_schedule_context(
             instance=instance,
             scheduled_execution_time=dt.datetime(2026, 11, 20, 2, 30, tzinfo=dt.UTC),
-        )
+        ) as context,
+    ):
         requests = nightly_ledger_reverification(context)
         assert isinstance(requests, list)
         assert sorted(str(r.partition_key) for r in requests) == [

@@ -55,6 +55,7 @@ def test_a_killed_runs_slot_is_freed_and_a_live_one_is_kept(tmp_path: Path) -> N
     assert reap_dead_runs(instance) == []
     assert live[:8] in pool_holders(instance)[0]
     # the sensor does the same for the Dagster UI's daemon
-    skipped = free_slots_of_dead_runs(dg.build_sensor_context(instance=instance))
+    with dg.build_sensor_context(instance=instance) as context:  # closed with the block
+        skipped = free_slots_of_dead_runs(context)
     assert isinstance(skipped, dg.SkipReason)
     assert instance.get_run_by_id(live).status == DagsterRunStatus.STARTED  # type: ignore[union-attr]
