@@ -12,6 +12,7 @@ like. The first live non-parked candidate is the entity's site.
 
 from __future__ import annotations
 
+import http.client
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -21,6 +22,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import requests
+import urllib3
 
 from pipelines.live.guard import RefusedAddress, check_addresses
 from pipelines.live.http import session, verify_arg
@@ -176,6 +178,31 @@ def _get(url: str, host: str, address: str, port: int, scheme: str, timeout: flo
     )
 
 
+def _dropped(error: requests.ConnectionError) -> bool:
+    """The server closed the connection before answering: what a pooled connection gives
+    when the server closed it after its last answer without saying ``Connection: close``."""
+    cause = error.args[0] if error.args else None
+    if isinstance(cause, urllib3.exceptions.ProtocolError) and len(cause.args) > 1:
+        cause = cause.args[1]
+    return isinstance(cause, http.client.RemoteDisconnected | ConnectionResetError | BrokenPipeError)
+
+
+def _get_again_if_dropped(url: str, host: str, address: str, port: int, scheme: str,
+                          timeout: float, ca_bundle: Path | None) -> requests.Response:  # fmt: skip
+    """``_get``, sent once more on a new connection if the first was dropped unanswered.
+
+    Sites are asked for ``Connection: close``, but urllib3 pools a connection whose answer
+    did not say so (Python's own http.server is one such server), and the next hop of a
+    redirect chain to the same host is then written to a connection the server has closed.
+    A GET is safe to send again, as browsers do in this case."""
+    try:
+        return _get(url, host, address, port, scheme, timeout, ca_bundle)
+    except requests.ConnectionError as error:
+        if not _dropped(error):
+            raise
+    return _get(url, host, address, port, scheme, timeout, ca_bundle)
+
+
 def fetch(
     domain: str,
     resolve: Resolve,
@@ -207,7 +234,8 @@ def fetch(
         address = addresses[0]
         try:
             while True:
-                response = _get(url, host, address, port, scheme, timeout, ca_bundle)
+                response = _get_again_if_dropped(url, host, address, port, scheme, timeout,
+                                                 ca_bundle)  # fmt: skip
                 with response:
                     location = response.headers.get("Location")
                     if response.is_redirect and location and hops < MAX_REDIRECTS:
@@ -243,7 +271,8 @@ def fetch(
             found.refused = str(refused)
             return found
         except (requests.RequestException, ValueError, OSError) as error:
-            errors.append(f"{scheme}: {type(error).__name__}")
+            after = f" after {hops} redirect(s)" if hops else ""
+            errors.append(f"{scheme}: {type(error).__name__}{after}")
     if first is not None:
         return first
     found.error = "; ".join(errors)
