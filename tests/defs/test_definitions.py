@@ -55,8 +55,6 @@ EXPECTED_KEYS = [
     "ledgers/history",
     "ledgers/int_ledger_abn_facts",
     "ledgers/int_ledger_invoice_names_compared",
-    "ledgers/int_ledger_supplier_flags",
-    "ledgers/int_ledger_tiles",
     "ledgers/ledger_changes",
     "ledgers/ledger_supplier_states",
     "ledgers/ledger_verifications",
