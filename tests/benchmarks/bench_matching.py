@@ -55,8 +55,8 @@ def _part(index: int) -> str:
     import pyarrow.parquet as pq
 
     from pipelines.matching import normalise_name
-    from pipelines.sample import words as W
-    from pipelines.sample.generate import ENTITY_TYPES, ChunkGenerator, ChunkTask, _cumulative
+    from bvs_sample import words as W
+    from bvs_sample.generate import ENTITY_TYPES, ChunkGenerator, ChunkTask, _cumulative
 
     path = CACHE / f"part-{index:02d}.parquet"
     if path.exists():

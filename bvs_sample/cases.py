@@ -28,11 +28,11 @@ from typing import Any
 
 from pipelines.identifiers import abn_from_acn
 from pipelines.matching import normalise_name, person_names_match, trigram_similarity
-from pipelines.sample import formats as F
-from pipelines.sample import words as W
-from pipelines.sample.entity_types import ENTITY_TYPES
-from pipelines.sample.numbering import Numbering
-from pipelines.sample.registers import ASX_CODE_CAPACITY, adviser_row, asx_codes
+from bvs_sample import formats as F
+from bvs_sample import words as W
+from bvs_sample.entity_types import ENTITY_TYPES
+from bvs_sample.numbering import Numbering
+from bvs_sample.registers import ASX_CODE_CAPACITY, adviser_row, asx_codes
 
 CRLF = "\r\n"
 ALL_FLAGS = (
@@ -79,7 +79,7 @@ class CasePlan:
     business_name_rows: list[str] = field(default_factory=list)
     rows: dict[str, list[list[str]]] = field(default_factory=dict)  # target key -> rows
     cases: list[dict[str, Any]] = field(default_factory=list)
-    # Supplier ledgers (pipelines.sample.ledgers): planted rows per (customer, ledger) and
+    # Supplier ledgers (bvs_sample.ledgers): planted rows per (customer, ledger) and
     # what each should give.
     ledger_rows: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     ledger_cases: list[dict[str, Any]] = field(default_factory=list)
@@ -464,7 +464,7 @@ def build_cases(*, scale: int, seed: int, extract_date: dt.date) -> CasePlan:
     _financial_services(b)
     _registers(b)
     _matches_only(b)
-    from pipelines.sample.ledgers import plant_ledger_cases
+    from bvs_sample.ledgers import plant_ledger_cases
 
     plant_ledger_cases(b)
     return b.plan

@@ -22,8 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
-from pipelines.sample import formats as F
-from pipelines.sample import words as W
+from bvs_sample import formats as F
+from bvs_sample import words as W
 
 REAL_SCALE = 20_000_000
 

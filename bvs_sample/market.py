@@ -44,8 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from pipelines.sample import words as W
-from pipelines.sample.registers import (
+from bvs_sample import words as W
+from bvs_sample.registers import (
     ASX_CODE_CAPACITY,
     GICS,
     REAL_SCALE,

@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipelines.matching import normalise_name, trigram_similarity
-from pipelines.sample import words as W
+from bvs_sample import words as W
 
 if TYPE_CHECKING:
-    from pipelines.sample.cases import Builder
+    from bvs_sample.cases import Builder
 
 CSV_LEDGER = ("harbour-health", "suppliers")
 XLSX_LEDGER = ("coastal-council", "vendors")

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import BinaryIO
 
 from pipelines.identifiers import abn_from_acn, abn_is_valid, acn_is_valid
-from pipelines.sample import words as W
-from pipelines.sample.entity_types import ENTITY_TYPES, EntityType
-from pipelines.sample.numbering import ACN_LOW, ACN_PRIME, Numbering
-from pipelines.sample.registers import Entity, Person, RegisterRows
+from bvs_sample import words as W
+from bvs_sample.entity_types import ENTITY_TYPES, EntityType
+from bvs_sample.numbering import ACN_LOW, ACN_PRIME, Numbering
+from bvs_sample.registers import Entity, Person, RegisterRows
 
 CRLF = "\r\n"
 FLUSH_EVERY = 2_000  # records between buffer flushes
