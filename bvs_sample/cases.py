@@ -26,13 +26,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipelines.identifiers import abn_from_acn
-from pipelines.matching import normalise_name, person_names_match, trigram_similarity
 from bvs_sample import formats as F
 from bvs_sample import words as W
 from bvs_sample.entity_types import ENTITY_TYPES
+from bvs_sample.families.advisers import adviser_row
+from bvs_sample.families.asx import ASX_CODE_CAPACITY, asx_codes
 from bvs_sample.numbering import Numbering
-from bvs_sample.registers import ASX_CODE_CAPACITY, adviser_row, asx_codes
+from pipelines.identifiers import abn_from_acn
+from pipelines.matching import normalise_name, person_names_match, trigram_similarity
 
 CRLF = "\r\n"
 ALL_FLAGS = (

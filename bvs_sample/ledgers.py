@@ -28,8 +28,8 @@ import random
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pipelines.matching import normalise_name, trigram_similarity
 from bvs_sample import words as W
+from pipelines.matching import normalise_name, trigram_similarity
 
 if TYPE_CHECKING:
     from bvs_sample.cases import Builder

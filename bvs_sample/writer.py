@@ -30,17 +30,13 @@ from bvs_sample import formats as F
 from bvs_sample import market as M
 from bvs_sample.cases import EXTRACT_AGE, CasePlan, build_cases
 from bvs_sample.entity_types import UNKNOWN_ENTITY_TYPE_CODES
-from bvs_sample.generate import (
-    ABR_KINDS,
-    BUSINESS_NAME_KINDS,
-    COMPANY_KINDS,
-    UNKNOWN_COMPANY_STATUS,
-    ChunkResult,
-    ChunkTask,
-    generate_chunk,
-)
+from bvs_sample.families.abr import ABR_KINDS
+from bvs_sample.families.asic_companies import COMPANY_KINDS, UNKNOWN_COMPANY_STATUS
+from bvs_sample.families.business_names import BUSINESS_NAME_KINDS
+from bvs_sample.generate import generate_chunk
 from bvs_sample.ledgers import write_ledgers
 from bvs_sample.numbering import MAX_SCALE
+from bvs_sample.tasks import ChunkResult, ChunkTask
 from bvs_sample.zipwrite import DeflatedMember, write_zip
 
 # Without an as-of date the sample is the fixed one the tests and benchmarks are built on

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from pipelines.identifiers import abn_from_acn, abn_is_valid, acn_is_valid
 from bvs_sample import DEFAULT_EXTRACT_DATE, SampleSummary, write_sample
 from bvs_sample import writer as sample_writer
+from pipelines.identifiers import abn_from_acn, abn_is_valid, acn_is_valid
 
 SCALE = 4_000
 SEED = 7
