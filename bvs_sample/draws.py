@@ -15,6 +15,7 @@ from bvs_sample import words as W
 
 
 def cumulative(weights: list[float]) -> list[float]:
+    """Cumulative shares of the weights, the last exactly 1.0 (for ``bisect(cum, rnd())``)."""
     total = sum(weights)
     out: list[float] = []
     acc = 0.0

@@ -32,7 +32,7 @@ from bvs_sample import words as W
 from pipelines.matching import normalise_name, trigram_similarity
 
 if TYPE_CHECKING:
-    from bvs_sample.cases import Builder
+    from bvs_sample.cases.builder import Builder
 
 CSV_LEDGER = ("harbour-health", "suppliers")
 XLSX_LEDGER = ("coastal-council", "vendors")

@@ -55,7 +55,7 @@ from bvs_sample.registers import REAL_SCALE
 
 PRODUCTS_AT_REAL_SCALE = 2_500  # ASX products with prices at 20M ABN records
 MIN_PRODUCTS = 40
-CASE_ASX_CODES = 64  # codes after the chunks' slices left to the planted cases (cases.py)
+CASE_ASX_CODES = 64  # codes after the chunks' slices left to the planted cases (bvs_sample.cases)
 CALENDAR_DAYS = 365  # one year, ending on the extract date
 CUTOVER_MONTHS = 4  # short-position files switch from UTF-16/tab to UTF-8/comma
 

@@ -46,6 +46,8 @@ class TextSink:
 
 
 class PartFile:
+    """Rows of one register target for one chunk, concatenated in chunk order afterwards."""
+
     def __init__(self, path: Path) -> None:
         self.fh: BinaryIO = open(path, "wb")  # noqa: SIM115 (closed in close())
         self.buf: list[str] = []
@@ -68,6 +70,7 @@ class PartFile:
 
 
 def xml_text(text: str) -> str:
+    """Text escaped for an XML element or a single-quoted attribute."""
     if "&" in text or "'" in text:
         return text.replace("&", "&amp;").replace("'", "&apos;")
     return text

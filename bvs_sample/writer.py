@@ -28,7 +28,8 @@ from typing import Any, Literal
 
 from bvs_sample import formats as F
 from bvs_sample import market as M
-from bvs_sample.cases import EXTRACT_AGE, CasePlan, build_cases
+from bvs_sample.cases import build_cases
+from bvs_sample.cases.builder import EXTRACT_AGE, CasePlan
 from bvs_sample.entity_types import UNKNOWN_ENTITY_TYPE_CODES
 from bvs_sample.families.abr import ABR_KINDS
 from bvs_sample.families.asic_companies import COMPANY_KINDS, UNKNOWN_COMPANY_STATUS

@@ -11,5 +11,9 @@ composed of :mod:`background` (part files, dates, people) and :mod:`officeholder
 records), :mod:`insolvency` (gazette notices, liquidators), :mod:`ppsr`,
 :mod:`public_registers` (tax, APRA, super funds, contracts...), :mod:`charities`,
 :mod:`asx`, :mod:`licensees` (AFS and credit), :mod:`banned` and :mod:`advisers`.
-File layouts are in :mod:`bvs_sample.formats`, the shared writers in :mod:`bvs_sample.sinks`.
+Each family is a class over its part's shared draws (``ChunkDraws``, ``BackgroundDraws``),
+composed by inheritance rather than held as separate objects: the families of a part draw
+from one RNG in the order a record needs them, which is what keeps the files byte for byte
+the same for a seed. File layouts are in :mod:`bvs_sample.formats`, the shared writers in
+:mod:`bvs_sample.sinks`.
 """

@@ -8,6 +8,8 @@ from bvs_sample.families.background import BackgroundDraws
 
 
 class Advisers(BackgroundDraws):
+    """Financial advisers: the entity's individual or someone, with one of the chunk's AFS licensees."""
+
     def adviser(self, e: Entity) -> None:
         rnd = self.rnd
         if not self.recent_afs:

@@ -34,6 +34,8 @@ def asx_codes(seed: int) -> list[str]:
 
 
 class Asx(BackgroundDraws):
+    """The ASX list row of a listed public company (codes from the chunk's slice)."""
+
     asx_codes: list[str]  # this chunk's slice of asx_codes() (registers.RegisterRows)
     asx_used: int
 

@@ -11,6 +11,8 @@ BANNED_TYPES = (("Disq. Director", 0.45), ("Banned Securities", 0.2),
 
 
 class Banned(BackgroundDraws):
+    """Banned organisations (generated companies) and banned persons (sometimes directors)."""
+
     def banned_organisation(self, e: Entity) -> None:
         rnd = self.rnd
         start = self.between(self.end - 15 * 365, self.end - 1)

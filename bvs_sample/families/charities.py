@@ -11,6 +11,8 @@ from bvs_sample.families.background import BackgroundDraws
 
 
 class Charities(BackgroundDraws):
+    """The ACNC register row of a charity."""
+
     def charity(self, e: Entity) -> None:
         rnd = self.rnd
         size = self.pick(("Small", "Small", "Medium", "Large"))

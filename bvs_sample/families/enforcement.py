@@ -29,6 +29,8 @@ _ADVERSE_CUM = cumulative([w for _, w in ADVERSE_WEIGHTS])
 
 
 class Enforcement(BackgroundDraws):
+    """Adverse records: one regulator's action against the entity."""
+
     def adverse(self, e: Entity) -> None:
         rnd = self.rnd
         regulator = ADVERSE_WEIGHTS[bisect(_ADVERSE_CUM, rnd())][0]

@@ -16,6 +16,8 @@ TRADE_SHARE = 0.12  # of industry rows: a licensed trade (building, electrical, 
 
 
 class Industry(BackgroundDraws):
+    """An ANZSIC code per ABN (a licensed trade for some) and the state licences of the trades."""
+
     def industry(self, e: Entity) -> str:
         if self.rnd() < TRADE_SHARE:
             code, text, trade = F.ANZSIC[F.TRADE_CODES[int(self.rnd() * len(F.TRADE_CODES))]]

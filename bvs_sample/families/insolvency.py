@@ -8,6 +8,8 @@ from bvs_sample.families.background import BackgroundDraws
 
 
 class Insolvency(BackgroundDraws):
+    """Gazette notices of a company's administration or deregistration, and liquidators."""
+
     def gazette(self, e: Entity) -> None:
         rnd = self.rnd
         kinds = {

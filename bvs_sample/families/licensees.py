@@ -9,6 +9,8 @@ from bvs_sample.families.background import BackgroundDraws
 
 
 class Licensees(BackgroundDraws):
+    """AFS and credit licences of companies; AFS licensees are remembered for the advisers."""
+
     def afs(self, e: Entity) -> None:
         rnd = self.rnd
         number = f"{200000 + e.r}"

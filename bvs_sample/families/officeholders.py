@@ -7,6 +7,8 @@ from bvs_sample.families.background import BackgroundDraws
 
 
 class Officeholders(BackgroundDraws):
+    """Each company's directors and secretary; current directors are remembered for the person registers."""
+
     def officeholders(self, e: Entity) -> None:
         rnd = self.rnd
         u = rnd()

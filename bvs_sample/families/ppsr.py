@@ -10,6 +10,8 @@ COLLATERAL = ("MOTOR_VEHICLE", "OTHER_GOODS", "ALL_PAP_NO_EXCEPT", "AGRICULTURE"
 
 
 class Ppsr(BackgroundDraws):
+    """PPSR registrations against the entity (1-6, mostly companies)."""
+
     def ppsr(self, e: Entity, is_company: bool) -> None:
         rnd = self.rnd
         if not is_company and rnd() > 0.03:

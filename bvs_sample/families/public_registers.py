@@ -12,6 +12,8 @@ APRA_KIND_DRAWS = [k for k, n in APRA_KINDS for _ in range(n)]
 
 
 class PublicRegisters(BackgroundDraws):
+    """One row of a listed register for the entity (``registers/<REGISTER>``)."""
+
     def trustee_acn(self) -> str:
         if self.recent_companies and self.rnd() < 0.3:
             return self.recent_companies[-1].acn

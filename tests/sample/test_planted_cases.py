@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bvs_sample import write_sample
-from bvs_sample.cases import THRESHOLDS, name_similarity, passes
+from bvs_sample.cases.builder import THRESHOLDS, name_similarity, passes
 from pipelines.identifiers import abn_is_valid, acn_is_valid
 from pipelines.ingest.files import discover
 from pipelines.ingest.sources import SOURCES
