@@ -11,6 +11,7 @@ where CI runs only the tests."""
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,6 +24,7 @@ GENERATOR_FORBIDDEN = (
 )  # fmt: skip
 
 
+@cache
 def _modules() -> dict[str, Path]:
     found = {}
     for package in PACKAGES:
@@ -30,6 +32,11 @@ def _modules() -> dict[str, Path]:
             parts = path.relative_to(ROOT).with_suffix("").parts
             found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return found
+
+
+@cache
+def _parse(path: Path) -> ast.Module:
+    return ast.parse(path.read_text())
 
 
 def _runtime_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
@@ -58,7 +65,7 @@ def import_graph(*, external: bool = False, top_level: bool = False) -> dict[str
     for name, path in modules.items():
         package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
         targets: set[str] = set()
-        tree = ast.parse(path.read_text())
+        tree = _parse(path)
         nodes = (
             [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
             if top_level
