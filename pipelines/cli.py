@@ -32,7 +32,7 @@ def _as_of(value: str) -> dt.date:
 
 
 def cmd_sample(args: argparse.Namespace, settings: Settings) -> int:
-    from pipelines.sample import extract_date_for, write_sample
+    from bvs_sample import extract_date_for, write_sample
 
     if args.as_of and args.extract_date:
         print("bvs sample: give --as-of or --extract-date, not both", file=sys.stderr)
