@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -115,6 +116,7 @@ def pipeline_world(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -
         server.terminate()
         _, served = server.communicate(timeout=60)
     assert first.returncode == 0, first.stdout + first.stderr
-    assert any(line.startswith("dbt build") for line in served.splitlines()), served
+    # dbt's global flags (--no-write-json) come before the command
+    assert any(re.match(r"dbt( --\S+)* build ", line) for line in served.splitlines()), served
     planted = json.loads((data / "landing" / "_sample" / "planted.json").read_text())
     return {"data": data, "env": env, "first": first, "planted": planted}
