@@ -68,18 +68,22 @@ class DnsClient:
         """The answer's records (see ``ask``); [] for no answer; None for NXDOMAIN."""
         return self.ask([(name, rdtype)])[0]
 
-    def ask(self, questions: list[tuple[str, str]]) -> list[list[Any] | None]:
+    def ask(
+        self, questions: list[tuple[str, str]], timeout: float | None = None
+    ) -> list[list[Any] | None]:
         """Each question's answer, asked at once on one socket: A and AAAA as address
         text, MX as (preference, exchange), TXT as the record's text, NS and CNAME as the
         name (no final dot; the root is "."). [] for no answer, None for NXDOMAIN; the
         first question without an answer raises ``Transient``."""
-        answers = self.ask_each(questions)
+        answers = self.ask_each(questions, timeout)
         for answer in answers:
             if isinstance(answer, Transient):
                 raise answer
         return answers  # type: ignore[return-value]
 
-    def ask_each(self, questions: list[tuple[str, str]]) -> list[list[Any] | None | Transient]:
+    def ask_each(
+        self, questions: list[tuple[str, str]], timeout: float | None = None
+    ) -> list[list[Any] | None | Transient]:
         """``ask``, with a ``Transient`` in place of each answer that did not come."""
         resolver = self.resolvers[next(self._turn) % len(self.resolvers)]
         family = socket.AF_INET6 if ":" in resolver[0] else socket.AF_INET
@@ -94,7 +98,7 @@ class DnsClient:
                 wires[qid] = (index, section)
                 pending.add(qid)
                 sock.send(struct.pack("!HHHHHH", qid, 0x0100, 1, 0, 0, 0) + section)
-            deadline = time.monotonic() + self.timeout
+            deadline = time.monotonic() + (timeout or self.timeout)
             while pending:
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -186,12 +190,17 @@ class DnsClient:
         ns = sorted(n.lower() for n in ns_names or [])
         return DnsFindings(domain, True, addresses or [], [host for _, host in mx], spf, dmarc, ns)
 
-    def probe(self, name: str) -> str | None:
-        """None when ``name`` resolves (the network answers), else why not."""
-        try:
-            found = self.query(name, "A")
-        except Transient as error:
-            return str(error)
+    def probe(self, name: str, attempts: int = 3) -> str | None:
+        """None when ``name`` resolves (the network answers), else why not. Asked up to
+        ``attempts`` times within the one timeout: a single lost datagram must not mark a
+        whole batch offline."""
+        for attempt in range(attempts):
+            try:
+                found = self.ask([(name, "A")], timeout=self.timeout / attempts)[0]
+                break
+            except Transient as error:
+                if attempt == attempts - 1:
+                    return str(error)
         if not found:
             return f"the connectivity probe {name} did not resolve"
         return None

@@ -163,6 +163,9 @@ def run_checks(
         done += 1
         key = f"domain={tiles['domain'].status} trust={tiles['trust'].status} web={tiles['web_presence'].status}"
         statuses[key] = statuses.get(key, 0) + 1
+        if tiles["domain"].reason.startswith("Not run"):  # why, once per distinct reason
+            why = f"domain: {tiles['domain'].reason[:160]}"
+            statuses[why] = statuses.get(why, 0) + 1
         if done % max(1, n // 10) == 0:
             samples.append(round(checking_rss_mb(server_pid), 1))
             if progress:

@@ -106,6 +106,11 @@ class DnsServer:
 
         for _ in range(20):
             udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            # room for a burst of queries (hundreds of checks starting at once): a full
+            # receive buffer drops them, and each drop costs the client its timeout
+            # (the kernel caps it at net.core.rmem_max)
+            with contextlib.suppress(OSError):
+                udp.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 * 1024 * 1024)
             udp.bind(("127.0.0.1", 0))
             port = udp.getsockname()[1]
             try:
