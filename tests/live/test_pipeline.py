@@ -134,6 +134,49 @@ def test_targets_ledger_suppliers_then_known_domains(data_dir: Path,
     assert tiles[(PLUMBING, "web_presence")][2]["domain"] == "acmeplumbing.com"
 
 
+def _override_domain(settings: Any, supplier_ref: str, domain: str) -> None:
+    """A user's domain override, appended to the customer's audit trail (the writer
+    ``overrides.override`` ends in; it also wants a finished ledger run, which this test's
+    warehouse does not have)."""
+    from pipelines.ledgers import overrides
+
+    overrides._append(settings, "acme-co", {
+        "action": "override", "at": dt.datetime.now(dt.UTC).isoformat(), "by": "tester",
+        "ledger": "suppliers", "supplier_ref": supplier_ref, "field": "domain", "old": None,
+        "new": domain, "reason": "the supplier's real site",
+    })  # fmt: skip
+
+
+def test_a_users_domain_override_is_checked_and_one_pointing_at_127_0_0_1_is_refused(
+    data_dir: Path, live_world: LiveWorld, make_checker: Callable[..., LiveChecker]
+) -> None:
+    settings = get_settings(data_dir=data_dir)
+    _override_domain(settings, "S1", "internal.com.au")  # resolves to 127.0.0.1
+    _override_domain(settings, "S3", "acmeplumbing.com")
+    con = duckdb.connect(str(settings.warehouse))
+    try:
+        facts = {f.abn: f for f in entity_facts(con, settings)}
+        # the override wins over the ledger row's domain (S1) and over the search (S3)
+        assert (facts[ACME].domain, facts[ACME].domain_source) == ("internal.com.au", "override")
+        assert (facts[PLUMBING].domain, facts[PLUMBING].domain_source) == ("acmeplumbing.com", "override")  # fmt: skip
+        requests = live_world.sites.requests
+        before = len(requests)
+        # the override is the domain checked: no candidate search (its parked .com.au)
+        check_and_store(con, make_checker(), [facts[PLUMBING]], AS_OF)
+        hosts = {host for host, _ in requests[before:]}
+        assert "acmeplumbing.com" in hosts and "acmeplumbing.com.au" not in hosts
+        # with only public addresses allowed (production), the 127.0.0.1 override is refused
+        before = len(requests)
+        check_and_store(con, make_checker(allow_private=False), [facts[ACME]], AS_OF)
+        assert not [r for r in requests[before:] if r[0] == "internal.com.au"]
+    finally:
+        con.close()
+    tiles = stored(settings.warehouse)
+    status, reason, _ = tiles[(ACME, "web_presence")]
+    assert status == "N/A" and "refused" in reason and "127.0.0.1" in reason
+    assert tiles[(ACME, "domain")][0] == "N/A" and "refused" in tiles[(ACME, "domain")][1]
+
+
 def test_a_run_stopped_half_way_resumes_from_its_cache(data_dir: Path, live_world: LiveWorld,
                                                        make_checker: Callable[..., LiveChecker]) -> None:  # fmt: skip
     settings = get_settings(data_dir=data_dir)
