@@ -275,7 +275,9 @@ def _fetch(domain: str, addresses: list[str], resolve: Resolve, nameservers: Ite
                         url = nxt.geturl()
                         continue
                     body = response.read(MAX_BODY, decode_content=True)
-                    encoding = get_encoding_from_headers(response.headers) or "utf-8"
+                    # requests' reading of the charset (text/* without one: ISO-8859-1), as before
+                    headers: Any = response.headers
+                    encoding = get_encoding_from_headers(headers) or "utf-8"
                     try:
                         html = body.decode(encoding, "replace")
                     except LookupError:  # a charset Python does not know

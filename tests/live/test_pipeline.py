@@ -199,6 +199,49 @@ def test_a_run_stopped_half_way_resumes_from_its_cache(data_dir: Path, live_worl
         con.close()
 
 
+def test_check_many_shares_the_entities_among_worker_processes_as_one_process_would(
+    make_checker: Callable[..., LiveChecker], live_world: LiveWorld, tmp_path: Path
+) -> None:
+    import multiprocessing as mp
+
+    from pipelines.live.checker import EntityFacts
+
+    domains = ["good.com.au", "listed.com.au", "nullmx.com.au", "loop.com.au", "down.com.au",
+               "acmeplumbing.com"]  # fmt: skip
+
+    def facts() -> Any:  # a generator (no length): sharded whatever the count
+        for i, d in enumerate(domains):
+            yield EntityFacts(abn=f"{i:011d}", legal_names=["X Pty Ltd"], domain=d,
+                              domain_source="ledger", abn_registered=dt.date(2005, 1, 1))  # fmt: skip
+
+    def outcome(tiles: Any) -> dict[str, tuple[str, str]]:
+        return {c: (t.status, t.reason) for c, t in tiles.items()}
+
+    threaded = {f.abn: outcome(t) for f, t in check_many(make_checker(), list(facts()), AS_OF)}
+    sharded, workers = {}, set()
+    checker = make_checker(processes=2, cache_path=tmp_path / "sharded.sqlite")
+    for item, tiles in check_many(checker, facts(), AS_OF):
+        sharded[item.abn] = outcome(tiles)
+        workers |= {p.name for p in mp.active_children() if p.name.startswith("bvs-live-")}
+    assert sharded == threaded and len(sharded) == len(domains)
+    assert workers == {"bvs-live-0", "bvs-live-1"}  # BVS_LIVE_PROCESSES=2: two workers
+    assert not [p for p in mp.active_children() if p.name.startswith("bvs-live-")]  # joined
+
+
+def test_a_shards_limits_together_stay_within_the_configured_ones() -> None:
+    from pipelines.live.config import LiveConfig
+    from pipelines.live.run import shard_config
+    from pipelines.live.throttle import Limits
+
+    config = LiveConfig(
+        workers=64, processes=3, limits={"rdap": Limits(concurrency=16, per_second=20.0)}
+    )
+    share = shard_config(config, 3)
+    assert share.processes == 1 and share.workers * 3 <= 64
+    assert share.limits["rdap"].concurrency * 3 <= 16
+    assert share.limits["rdap"].per_second * 3 == pytest.approx(20.0)
+
+
 def test_the_dagster_asset_stores_the_tiles(data_dir: Path, live_world: LiveWorld,
                                             monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     import dagster as dg
