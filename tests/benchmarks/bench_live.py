@@ -175,6 +175,7 @@ def run_checks(
                 )
     return {"domains": done, "wall_s": round(time.monotonic() - started, 1),
             "cpu_s": round(time.process_time() - cpu0 + children_cpu() - children0, 1),
+            "cpu_workers_s": round(children_cpu() - children0, 1),
             "processes": processes, "rss_mb_by_tenth": samples,
             "outcomes": statuses}  # fmt: skip
 
