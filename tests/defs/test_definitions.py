@@ -86,6 +86,7 @@ EXPECTED_KEYS = [
     "marts/phoenix_assessments",
     "marts/phoenix_links",
     "marts/risk_flags",
+    "marts/risk_levels",
     "marts/search_names",
     "marts/search_word_frequencies",
     "marts/search_words",
