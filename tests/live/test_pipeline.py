@@ -314,6 +314,10 @@ def test_verify_live_refreshes_the_tiles_and_recomputes_warn_cluster(
     declared = yaml.safe_load((PROJECT_ROOT / "dbt_project" / "dbt_project.yml").read_text())
     con.executemany("insert into marts.risk_levels values (?, ?, ?)",
                     [[b["severity"], b["risk_floor"], b["level"]] for b in declared["vars"]["risk_levels"]])  # fmt: skip
+    con.execute("create table marts.warn_cluster_rule (min_warns integer, cascade_checks varchar)")
+    rule = declared["vars"]["warn_cluster"]
+    con.execute("insert into marts.warn_cluster_rule values (?, ?)",
+                [rule["min_warns"], ",".join(rule["cascade_checks"])])  # fmt: skip
     con.execute(
         "insert into marts.entities values (?, false, '2005-01-01'), (?, false, '2005-01-01')",
         [NOBODY, ACME],
