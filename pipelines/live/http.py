@@ -56,15 +56,21 @@ def tls_context(bundle: str | None) -> ssl.SSLContext:
 _managers: dict[str | None, urllib3.PoolManager] = {}
 
 
+# Idle connections kept per provider host: as many as calls may be in flight to it (its
+# concurrency limit, at most this). Fewer, and every call above that many opened a new TLS
+# connection and threw it away after one request (urllib3's non-blocking pool).
+MAX_KEPT_CONNECTIONS = 256
+
+
 def manager(ca_bundle: Path | None) -> urllib3.PoolManager:
-    """One pool manager per trust bundle (thread-safe), keeping a few connections to each
-    provider's host."""
+    """One pool manager per trust bundle (thread-safe), keeping the connections to each
+    provider's host for the next call."""
     bundle = str(ca_bundle) if ca_bundle else None
     with _contexts_lock:
         found = _managers.get(bundle)
     if found is None:
         found = urllib3.PoolManager(
-            num_pools=32, maxsize=16, block=False, retries=False, cert_reqs="CERT_REQUIRED",
+            num_pools=32, maxsize=MAX_KEPT_CONNECTIONS, block=False, retries=False, cert_reqs="CERT_REQUIRED",
             ssl_context=tls_context(bundle), headers={"User-Agent": USER_AGENT},
         )  # fmt: skip
         with _contexts_lock:
