@@ -111,6 +111,9 @@ class Settings(BaseSettings):
     )
     # Domains checked at once, and per provider: concurrent requests and requests per second.
     live_workers: int = Field(default=64, ge=1)
+    # Worker processes a pipeline run's live checks are shared among (the checks are CPU
+    # under the GIL: one process uses one core); the limits above are divided among them.
+    live_processes: int = Field(default=2, ge=1)
     live_provider_limits: str | None = Field(
         default=None, description='JSON {"rdap": {"concurrency": 8, "per_second": 10}}'
     )

@@ -62,16 +62,15 @@ def check(
 
     now = now or dt.datetime.now(dt.UTC)
     found = BlocklistFindings()
-    for zone in zones:
-        try:
-            records = client.query(f"{domain}.{zone}", "A")
-        except Transient as error:
-            found.failed[zone] = str(error)
+    answers = client.ask_each([(f"{domain}.{zone}", "A") for zone in zones])  # at once
+    for zone, records in zip(zones, answers, strict=True):
+        if isinstance(records, Transient):
+            found.failed[zone] = str(records)
             continue
         if not records:
             found.clean.append(zone)
             continue
-        listing, filtered = classify([r.address for r in records])
+        listing, filtered = classify(list(records))
         if listing:
             found.listed[zone] = listing
         elif filtered:

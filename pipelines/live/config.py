@@ -57,6 +57,7 @@ class LiveConfig:
     cache_path: Path | None = None
     cache_ttl_seconds: float = 86_400.0
     workers: int = 64
+    processes: int = 1  # worker processes a pipeline run's checks are shared among
     limits: dict[str, Limits] = field(default_factory=lambda: dict(DEFAULT_LIMITS))
     probe_name: str = "iana.org"
     budget_seconds: float = 600.0
@@ -128,6 +129,7 @@ def from_settings(settings: Settings) -> LiveConfig:
         cache_path=settings.live_cache,
         cache_ttl_seconds=settings.live_cache_ttl_hours * 3600.0,
         workers=settings.live_workers,
+        processes=settings.live_processes,
         limits=limits,
         probe_name=settings.live_probe_name,
         budget_seconds=settings.live_budget_seconds,

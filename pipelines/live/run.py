@@ -1,6 +1,7 @@
 """The pipeline's live checks: every target ABN checked, its tiles written to ``live.tiles``.
 
-Bounded: at most ``workers`` entities in flight, results written as they finish (memory
+Bounded: at most ``workers`` entities in flight, shared among ``processes`` worker
+processes (the checks are CPU-bound under the GIL), results written as they finish (memory
 stays flat), the whole run within ``budget_seconds`` (what is left is N/A "Not run" and is
 checked next run). Resumable: each lookup's answer is in the cache (24 h), so a run
 stopped half-way and started again asks the providers only for what it had not finished.
@@ -12,14 +13,22 @@ from __future__ import annotations
 import concurrent.futures as cf
 import datetime as dt
 import json
+import multiprocessing as mp
+import multiprocessing.queues as mpq
+import os
+import queue
+import sys
+import threading
 import time
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+import traceback
+from collections.abc import Iterable, Iterator, Sized
+from dataclasses import dataclass, field, replace
 
 import duckdb
 import pyarrow as pa
 
 from pipelines.live.checker import EntityFacts, LiveChecker
+from pipelines.live.config import LiveConfig
 from pipelines.live.tiles import Tile, live_tiles
 
 COLUMNS = "abn varchar, check_id varchar, status varchar, reason varchar, detail varchar, checked_at timestamp"
@@ -67,6 +76,11 @@ def _insert(
         con.unregister("live_tiles_batch")
 
 
+# Below this many entities a run stays in the calling process: starting worker processes
+# (an interpreter and the imports each, about a second) costs more than it saves.
+MIN_SHARDED = 200
+
+
 def check_many(
     checker: LiveChecker,
     facts: Iterable[EntityFacts],
@@ -75,7 +89,27 @@ def check_many(
     deadline: float | None = None,
     fresh: bool = False,
 ) -> Iterator[tuple[EntityFacts, dict[str, Tile]]]:
-    """(facts, tiles) for each entity as it finishes; at most ``workers`` in flight."""
+    """(facts, tiles) for each entity as it finishes; at most ``workers`` in flight.
+
+    With ``processes`` above 1 (``BVS_LIVE_PROCESSES``) and at least ``MIN_SHARDED``
+    entities (when ``facts`` has a length), the entities are shared among that many worker
+    processes (``_sharded``): the checks are Python CPU under the GIL, one process uses
+    one core. Offline, no process is started."""
+    processes = checker.config.processes
+    small = isinstance(facts, Sized) and len(facts) < MIN_SHARDED
+    if processes > 1 and not small and checker.offline() is None:
+        yield from _sharded(checker.config, facts, as_of, deadline, fresh)
+        return
+    yield from _threaded(checker, facts, as_of, deadline, fresh)
+
+
+def _threaded(
+    checker: LiveChecker,
+    facts: Iterable[EntityFacts],
+    as_of: dt.date,
+    deadline: float | None,
+    fresh: bool,
+) -> Iterator[tuple[EntityFacts, dict[str, Tile]]]:
     window = checker.config.workers
     with cf.ThreadPoolExecutor(max_workers=window, thread_name_prefix="bvs-live") as pool:
         pending: dict[cf.Future[dict[str, Tile]], EntityFacts] = {}
@@ -92,6 +126,143 @@ def check_many(
 def _tiles(checker: LiveChecker, facts: EntityFacts, as_of: dt.date, deadline: float | None,
            fresh: bool) -> dict[str, Tile]:  # fmt: skip
     return live_tiles(checker.check_entity(facts, deadline=deadline, fresh=fresh), as_of)
+
+
+def shard_config(config: LiveConfig, processes: int) -> LiveConfig:
+    """One worker process's share of the limits: the in-flight window and each provider's
+    concurrency and rate divided among the processes, so that together they stay within
+    the configured bounds."""
+    limits = {
+        name: replace(
+            limit,
+            concurrency=max(1, limit.concurrency // processes),
+            per_second=limit.per_second / processes,
+        )
+        for name, limit in config.limits.items()
+    }
+    return config.with_(workers=max(1, config.workers // processes), limits=limits, processes=1)
+
+
+def _sharded(
+    config: LiveConfig,
+    facts: Iterable[EntityFacts],
+    as_of: dt.date,
+    deadline: float | None,
+    fresh: bool,
+) -> Iterator[tuple[EntityFacts, dict[str, Tile]]]:
+    """``check_many`` over ``config.processes`` worker processes sharing the cache (SQLite,
+    WAL): entities go out on one queue, each worker takes one whenever it has a free slot
+    of its window, tiles come back as they finish. At most ``2 * workers`` entities are out
+    at once (memory stays flat); a worker dies with this process (a run killed half-way
+    leaves no orphan checking on)."""
+    n = config.processes
+    ctx = mp.get_context("spawn")  # no fork of a process holding DuckDB and Dagster threads
+    tasks: mpq.Queue[tuple[int, EntityFacts] | None] = ctx.Queue()
+    results: mpq.Queue[tuple[int, dict[str, Tile] | BaseException | None]] = ctx.Queue()
+    share = shard_config(config, n)
+    workers = [
+        ctx.Process(
+            target=_shard_main,
+            args=(share, as_of, deadline, fresh, tasks, results),
+            name=f"bvs-live-{i}",
+            daemon=True,
+        )  # fmt: skip
+        for i in range(n)
+    ]
+    for worker in workers:
+        worker.start()
+    out: dict[int, EntityFacts] = {}
+    window = 2 * config.workers
+    finished = 0
+
+    def collect() -> Iterator[tuple[EntityFacts, dict[str, Tile]]]:
+        nonlocal finished
+        while True:
+            try:
+                key, answer = results.get(timeout=5.0)
+            except queue.Empty:
+                dead = [w.name for w in workers if not w.is_alive()]
+                if dead:
+                    raise RuntimeError(f"live-check worker(s) {', '.join(dead)} died") from None
+                continue
+            if key < 0:  # a worker has stopped
+                finished += 1
+                continue
+            if isinstance(answer, BaseException):
+                raise answer
+            assert answer is not None
+            yield out.pop(key), answer
+            return
+
+    try:
+        for key, item in enumerate(facts):
+            while len(out) >= window:
+                yield from collect()
+            out[key] = item
+            tasks.put((key, item))
+        for _ in workers:
+            tasks.put(None)
+        while out:
+            yield from collect()
+    finally:
+        for worker in workers:
+            worker.join(timeout=10 if not out else 0)
+            if worker.is_alive():
+                worker.kill()
+                worker.join()
+        tasks.close()
+        results.close()
+        tasks.cancel_join_thread()
+        results.cancel_join_thread()
+
+
+def _die_with_parent() -> None:
+    """Linux: this process gets SIGKILL when the process that started it dies."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+        if os.getppid() == 1:  # the parent died before the call
+            os._exit(1)
+
+
+def _shard_main(
+    config: LiveConfig,
+    as_of: dt.date,
+    deadline: float | None,
+    fresh: bool,
+    tasks: mpq.Queue[tuple[int, EntityFacts] | None],
+    results: mpq.Queue[tuple[int, dict[str, Tile] | BaseException | None]],
+) -> None:
+    """A worker process: its own checker (its own cache connection, providers, DNS and
+    HTTP clients), up to ``config.workers`` entities at once in threads."""
+    _die_with_parent()
+    checker = LiveChecker(config)
+    slots = threading.BoundedSemaphore(config.workers)
+
+    def run(key: int, item: EntityFacts) -> None:
+        try:
+            answer: dict[str, Tile] | BaseException = _tiles(checker, item, as_of, deadline, fresh)
+        except BaseException as error:  # sent back (as text: it may not pickle), raised there
+            answer = RuntimeError(
+                f"live check of ABN {item.abn} failed in a worker process:\n"
+                + "".join(traceback.format_exception(error))
+            )
+        finally:
+            slots.release()
+        results.put((key, answer))
+
+    with cf.ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="bvs-live") as pool:
+        while True:
+            slots.acquire()
+            task = tasks.get()
+            if task is None:
+                break
+            pool.submit(run, *task)
+    results.put((-1, None))
 
 
 def check_and_store(

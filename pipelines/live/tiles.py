@@ -341,17 +341,36 @@ def live_tiles(f: Findings, as_of: dt.date) -> dict[str, Tile]:
     }
 
 
-# --- WARN_CLUSTER (SPEC 2.4), as macros/verification/scoring.sql ------------------------
-
-WARN_CLUSTER_CASCADE = ("domain", "web_presence", "email", "trust", "street_view")
+# --- WARN_CLUSTER (SPEC 2.4): the rule of macros/verification/scoring.sql ------------------
 
 
-def warn_cluster(tiles: Mapping[str, tuple[str, str | None]]) -> dict[str, Any] | None:
-    """The flag's evidence when it fires, else None. ``tiles``: check id -> (status, reason).
+@dataclass(frozen=True)
+class WarnClusterRule:
+    """WARN_CLUSTER's parameters. Declared once, in dbt_project.yml (var ``warn_cluster``):
+    dbt's scoring macros compile from it and ``marts.warn_cluster_rule`` publishes it in the
+    snapshot, from where ``pipelines/serving/live.py`` reads it (``from_row``)."""
 
-    Four or more WARN tiles with no domain or no web presence; with no domain the
-    domain-cascade checks' WARNs are not counted. A check that did not run ("Not run")
-    is unknown, not negative (CONTRACT decision 18).
+    min_warns: int
+    cascade_checks: frozenset[str]
+
+    @classmethod
+    def from_row(cls, min_warns: int, cascade_checks: str) -> WarnClusterRule:
+        checks = frozenset(c.strip() for c in cascade_checks.split(",") if c.strip())
+        if min_warns < 1 or not checks:
+            raise ValueError(f"not a WARN_CLUSTER rule: {min_warns!r}, {cascade_checks!r}")
+        return cls(int(min_warns), checks)
+
+
+def warn_cluster(
+    tiles: Mapping[str, tuple[str, str | None]], rule: WarnClusterRule
+) -> dict[str, Any] | None:
+    """The flag's evidence when it fires, else None, as ``warn_cluster_columns`` and
+    ``warn_cluster_fires`` of macros/verification/scoring.sql compute it. ``tiles``: check
+    id -> (status, reason).
+
+    ``rule.min_warns`` or more WARN tiles with no domain or no web presence; with no domain
+    the WARNs of ``rule.cascade_checks`` are not counted. A check that did not run ("Not
+    run") is unknown, not negative (CONTRACT decision 18).
     """
 
     def ran(check: str) -> bool:
@@ -361,10 +380,8 @@ def warn_cluster(tiles: Mapping[str, tuple[str, str | None]]) -> dict[str, Any] 
     no_domain = status.get("domain") == "N/A" and ran("domain")
     no_web = status.get("web_presence") in ("N/A", "FAIL") and ran("web_presence")
     warns = sum(
-        1
-        for c, s in status.items()
-        if s == "WARN" and not (no_domain and c in WARN_CLUSTER_CASCADE)
+        1 for c, s in status.items() if s == "WARN" and not (no_domain and c in rule.cascade_checks)
     )
-    if (no_domain or no_web) and warns >= 4:
+    if (no_domain or no_web) and warns >= rule.min_warns:
         return {"warn_count": warns, "no_domain": no_domain, "no_web_presence": no_web}
     return None

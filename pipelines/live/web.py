@@ -16,16 +16,16 @@ import http.client
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-import requests
 import urllib3
+from requests.utils import get_encoding_from_headers
 
 from pipelines.live.guard import RefusedAddress, check_addresses
-from pipelines.live.http import session, verify_arg
+from pipelines.live.http import REDIRECT_STATUSES, USER_AGENT, error_name, pinned_pool
 
 TLDS = (".com.au", ".com", ".au", ".net.au")
 MAX_CANDIDATES = 16
@@ -145,7 +145,7 @@ class SiteFindings:
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return dict(vars(self))  # flat fields: dataclasses.asdict's deep copy is slow
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> SiteFindings:
@@ -160,35 +160,40 @@ class SiteFindings:
 Resolve = Callable[[str], list[str] | None]
 
 
+Pools = dict[tuple[str, str, int, str], urllib3.HTTPConnectionPool]
+
+
 def _get(url: str, host: str, address: str, port: int, scheme: str, timeout: float,
-         ca_bundle: Path | None) -> requests.Response:  # fmt: skip
-    target = f"[{address}]" if ":" in address else address
+         ca_bundle: Path | None, pools: Pools) -> urllib3.BaseHTTPResponse:  # fmt: skip
+    key = (scheme, address, port, host)
+    pool = pools.get(key)
+    if pool is None:
+        pool = pools[key] = pinned_pool(scheme, address, port, host, timeout=timeout,
+                                        ca_bundle=ca_bundle)  # fmt: skip
     parts = urlsplit(url)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     default = 443 if scheme == "https" else 80
     host_header = host if port == default else f"{host}:{port}"
-    return session().get(
-        f"{scheme}://{target}:{port}{path}",
+    return pool.urlopen(
+        "GET", path,
         # one request per site: no connection kept open (memory stays flat over many sites)
-        headers={"Host": host_header, "Connection": "close"},
-        timeout=(timeout, timeout),
-        allow_redirects=False,
-        verify=verify_arg(ca_bundle),
-        stream=True,
+        headers={"Host": host_header, "Connection": "close", "User-Agent": USER_AGENT},
+        redirect=False, retries=False, preload_content=False, assert_same_host=False,
+    )  # fmt: skip
+
+
+def _dropped(error: urllib3.exceptions.HTTPError) -> bool:
+    """The server closed the connection before answering: what a pooled connection gives
+    when the server closed it after its last answer without saying ``Connection: close``."""
+    cause = error.args[1] if isinstance(error, urllib3.exceptions.ProtocolError) and len(error.args) > 1 else None  # fmt: skip
+    return isinstance(
+        cause, http.client.RemoteDisconnected | ConnectionResetError | BrokenPipeError
     )
 
 
-def _dropped(error: requests.ConnectionError) -> bool:
-    """The server closed the connection before answering: what a pooled connection gives
-    when the server closed it after its last answer without saying ``Connection: close``."""
-    cause = error.args[0] if error.args else None
-    if isinstance(cause, urllib3.exceptions.ProtocolError) and len(cause.args) > 1:
-        cause = cause.args[1]
-    return isinstance(cause, http.client.RemoteDisconnected | ConnectionResetError | BrokenPipeError)
-
-
 def _get_again_if_dropped(url: str, host: str, address: str, port: int, scheme: str,
-                          timeout: float, ca_bundle: Path | None) -> requests.Response:  # fmt: skip
+                          timeout: float, ca_bundle: Path | None,
+                          pools: Pools) -> urllib3.BaseHTTPResponse:  # fmt: skip
     """``_get``, sent once more on a new connection if the first was dropped unanswered.
 
     Sites are asked for ``Connection: close``, but urllib3 pools a connection whose answer
@@ -196,11 +201,11 @@ def _get_again_if_dropped(url: str, host: str, address: str, port: int, scheme: 
     redirect chain to the same host is then written to a connection the server has closed.
     A GET is safe to send again, as browsers do in this case."""
     try:
-        return _get(url, host, address, port, scheme, timeout, ca_bundle)
-    except requests.ConnectionError as error:
+        return _get(url, host, address, port, scheme, timeout, ca_bundle, pools)
+    except urllib3.exceptions.ProtocolError as error:
         if not _dropped(error):
             raise
-    return _get(url, host, address, port, scheme, timeout, ca_bundle)
+    return _get(url, host, address, port, scheme, timeout, ca_bundle, pools)
 
 
 def fetch(
@@ -227,6 +232,20 @@ def fetch(
         return found
     errors: list[str] = []
     first: SiteFindings | None = None
+    pools: Pools = {}
+    try:
+        return _fetch(domain, addresses, resolve, nameservers, found, errors, first, pools,
+                      timeout=timeout, allow_private=allow_private, https_port=https_port,
+                      http_port=http_port, ca_bundle=ca_bundle)  # fmt: skip
+    finally:
+        for pool in pools.values():
+            pool.close()
+
+
+def _fetch(domain: str, addresses: list[str], resolve: Resolve, nameservers: Iterable[str],
+           found: SiteFindings, errors: list[str], first: SiteFindings | None, pools: Pools, *,
+           timeout: float, allow_private: bool, https_port: int, http_port: int,
+           ca_bundle: Path | None) -> SiteFindings:  # fmt: skip
     for scheme, port in (("https", https_port), ("http", http_port)):
         if first is not None and first.live:
             break
@@ -235,10 +254,10 @@ def fetch(
         try:
             while True:
                 response = _get_again_if_dropped(url, host, address, port, scheme, timeout,
-                                                 ca_bundle)  # fmt: skip
-                with response:
+                                                 ca_bundle, pools)  # fmt: skip
+                try:
                     location = response.headers.get("Location")
-                    if response.is_redirect and location and hops < MAX_REDIRECTS:
+                    if response.status in REDIRECT_STATUSES and location and hops < MAX_REDIRECTS:
                         hops += 1
                         nxt = urlsplit(urljoin(url, location))
                         if nxt.scheme not in ("http", "https") or not nxt.hostname:
@@ -255,24 +274,32 @@ def fetch(
                             address = new[0]
                         url = nxt.geturl()
                         continue
-                    body = response.raw.read(MAX_BODY, decode_content=True)
-                    encoding = response.encoding or "utf-8"
-                    html = body.decode(encoding, "replace")
-                    answer = SiteFindings(domain, status=response.status_code, final_url=url,
+                    body = response.read(MAX_BODY, decode_content=True)
+                    # requests' reading of the charset (text/* without one: ISO-8859-1), as before
+                    headers: Any = response.headers
+                    encoding = get_encoding_from_headers(headers) or "utf-8"
+                    try:
+                        html = body.decode(encoding, "replace")
+                    except LookupError:  # a charset Python does not know
+                        html = body.decode("utf-8", "replace")
+                    answer = SiteFindings(domain, status=response.status, final_url=url,
                                           redirects=hops, https=scheme == "https")  # fmt: skip
-                    answer.live = 200 <= response.status_code < 300
+                    answer.live = 200 <= response.status < 300
                     if answer.live:
                         answer.__dict__.update(classify_page(html, nameservers))
                     # HTTPS that does not answer 2xx: the HTTP site may still be live
                     if first is None or answer.live:
                         first = answer
                     break
+                finally:
+                    response.close()
+                    response.release_conn()
         except RefusedAddress as refused:
             found.refused = str(refused)
             return found
-        except (requests.RequestException, ValueError, OSError) as error:
+        except (urllib3.exceptions.HTTPError, ValueError, OSError) as error:
             after = f" after {hops} redirect(s)" if hops else ""
-            errors.append(f"{scheme}: {type(error).__name__}{after}")
+            errors.append(f"{scheme}: {error_name(error)}{after}")
     if first is not None:
         return first
     found.error = "; ".join(errors)

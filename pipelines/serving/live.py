@@ -17,7 +17,7 @@ from typing import Any
 import duckdb
 
 from pipelines.live.checker import EntityFacts, LiveChecker
-from pipelines.live.tiles import LIVE_CHECKS, live_tiles, warn_cluster
+from pipelines.live.tiles import LIVE_CHECKS, WarnClusterRule, live_tiles, warn_cluster
 from pipelines.serving.verify import SHAPE_A, RiskBands, assurance_score
 
 WARN_CLUSTER_SEVERITY = "MEDIUM"  # seed flag_definitions
@@ -88,7 +88,9 @@ def refresh(
             response[member] = checks[check_id]
     severities = _severities(con, abn)
     flags = [f for f in response["risk"]["flags"] if f != "WARN_CLUSTER"]
-    cluster = warn_cluster({c: (t["status"], t.get("reason")) for c, t in checks.items()})
+    cluster = warn_cluster(
+        {c: (t["status"], t.get("reason")) for c, t in checks.items()}, warn_cluster_rule(con)
+    )
     if cluster is not None:
         flags.append("WARN_CLUSTER")
         severities.append(WARN_CLUSTER_SEVERITY)
@@ -100,6 +102,21 @@ def refresh(
     if cluster is not None:
         response["risk"]["warn_cluster"] = cluster
     return response
+
+
+def warn_cluster_rule(con: duckdb.DuckDBPyConnection) -> WarnClusterRule:
+    """WARN_CLUSTER's parameters as the snapshot publishes them (``marts.warn_cluster_rule``,
+    from dbt_project.yml's var ``warn_cluster``): the same rule the warehouse applied."""
+    cursor = con.cursor()
+    try:
+        row = cursor.execute(
+            "select min_warns, cascade_checks from marts.warn_cluster_rule"
+        ).fetchone()
+    finally:
+        cursor.close()
+    if row is None:
+        raise ValueError("marts.warn_cluster_rule is empty")
+    return WarnClusterRule.from_row(row[0], row[1])
 
 
 def _severities(con: duckdb.DuckDBPyConnection, abn: str) -> list[str]:

@@ -8,8 +8,9 @@ that resumes from its cache without repeating the domains it had finished.
    127.255.255.254 rate-limit code, RDAP, certificate transparency, a site), each answer
    after ``--latency`` seconds.
 2. A run: every domain through the pipeline's own path (``check_many``: DNS, blocklists,
-   RDAP, CT, the site, the tiles) with ``--workers`` in flight; wall time, CPU time of both
-   processes, peak memory sampled along the way.
+   RDAP, CT, the site, the tiles) with ``--workers`` in flight, shared among ``--processes``
+   worker processes as in a pipeline run; wall time, CPU time of the checking processes and
+   of the server, memory (RSS of the checking processes) sampled along the way.
 3. Resume: a fresh cache, a child process running the same check killed (SIGKILL) once half
    the domains are done, then a second child over every domain: it must ask the servers for
    none of the domains the first had finished.
@@ -20,6 +21,7 @@ that resumes from its cache without repeating the domains it had finished.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import multiprocessing as mp
@@ -95,7 +97,7 @@ def serve(n: int, latency: float, cert_dir: str, conn: Any) -> None:
             return
 
 
-def config_for(ports: dict[str, Any], cache: Path, workers: int) -> Any:
+def config_for(ports: dict[str, Any], cache: Path, workers: int, processes: int) -> Any:
     from pipelines.live.config import LiveConfig
     from pipelines.live.throttle import DEFAULT_LIMITS, Limits
 
@@ -107,46 +109,74 @@ def config_for(ports: dict[str, Any], cache: Path, workers: int) -> Any:
         resolvers=(("127.0.0.1", ports["dns"]),), dns_timeout=5.0, blocklist_zones=ZONES,
         rdap_bootstrap_url=f"{ports['base']}/rdap/bootstrap.json", rdap_au_url=f"{ports['base']}/au-rdap/",
         ct_url=f"{ports['base']}/ct?q=%25.{{domain}}", http_timeout=10.0, cache_path=cache,
-        workers=workers, limits=limits, probe_name="probe.test", allow_private=True,
+        workers=workers, processes=processes, limits=limits, probe_name="probe.test", allow_private=True,
         https_port=ports["https"], http_port=ports["http"], ca_bundle=Path(ports["ca"]),
     )  # fmt: skip
 
 
-def rss_mb() -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
+def rss_mb(pid: int | str = "self") -> float:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:  # gone meanwhile
+        pass
     return 0.0
 
 
+def checking_rss_mb(server_pid: int | None) -> float:
+    """RSS of this process and its worker processes (not the bench's server)."""
+    children: list[int] = []
+    for task in Path("/proc/self/task").iterdir():
+        with contextlib.suppress(OSError):
+            children += [int(p) for p in (task / "children").read_text().split()]
+    return rss_mb() + sum(rss_mb(p) for p in children if p != server_pid)
+
+
+def children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)  # the worker processes, once joined
+    return r.ru_utime + r.ru_stime
+
+
 def run_checks(
-    ports: dict[str, Any], cache: Path, n: int, workers: int, progress: bool = False
+    ports: dict[str, Any],
+    cache: Path,
+    n: int,
+    workers: int,
+    processes: int,
+    progress: bool = False,
+    server_pid: int | None = None,
 ) -> dict[str, Any]:
     from pipelines.live.checker import EntityFacts, LiveChecker
     from pipelines.live.run import check_many
 
-    checker = LiveChecker(config_for(ports, cache, workers))
+    checker = LiveChecker(config_for(ports, cache, workers, processes))
     facts = (EntityFacts(abn=f"{i:011d}", legal_names=["Bench Pty Ltd"], domain=domain(i), domain_source="ledger")
              for i in range(n))  # fmt: skip
     statuses: dict[str, int] = {}
     samples: list[float] = []
     done = 0
     started = time.monotonic()
-    cpu0 = time.process_time()
+    cpu0, children0 = time.process_time(), children_cpu()
     for _, tiles in check_many(checker, facts, dt.date(2026, 11, 1)):
         done += 1
         key = f"domain={tiles['domain'].status} trust={tiles['trust'].status} web={tiles['web_presence'].status}"
         statuses[key] = statuses.get(key, 0) + 1
+        if tiles["domain"].reason.startswith("Not run"):  # why, once per distinct reason
+            why = f"domain: {tiles['domain'].reason[:160]}"
+            statuses[why] = statuses.get(why, 0) + 1
         if done % max(1, n // 10) == 0:
-            samples.append(round(rss_mb(), 1))
+            samples.append(round(checking_rss_mb(server_pid), 1))
             if progress:
                 print(
                     f"  {done:>6} domains  {time.monotonic() - started:6.1f} s  rss {samples[-1]} MB",
                     flush=True,
                 )
     return {"domains": done, "wall_s": round(time.monotonic() - started, 1),
-            "cpu_s": round(time.process_time() - cpu0, 1), "rss_mb_by_tenth": samples,
+            "cpu_s": round(time.process_time() - cpu0 + children_cpu() - children0, 1),
+            "cpu_workers_s": round(children_cpu() - children0, 1),
+            "processes": processes, "rss_mb_by_tenth": samples,
             "outcomes": statuses}  # fmt: skip
 
 
@@ -162,7 +192,8 @@ def cached_web_domains(cache: Path) -> set[str]:
 
 def child_main() -> None:
     args = json.loads(sys.argv[2])
-    result = run_checks(args["ports"], Path(args["cache"]), args["n"], args["workers"])
+    result = run_checks(args["ports"], Path(args["cache"]), args["n"], args["workers"],
+                        args["processes"])  # fmt: skip
     print(json.dumps(result))
 
 
@@ -173,6 +204,12 @@ def main() -> None:
     parser.add_argument("--domains", type=int, default=10_000)
     parser.add_argument("--latency", type=float, default=0.1, help="seconds added to every answer")
     parser.add_argument("--workers", type=int, default=256, help="domains in flight")
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=2,
+        help="worker processes sharing them (BVS_LIVE_PROCESSES)",
+    )
     parser.add_argument("--skip-resume", action="store_true")
     parser.add_argument("--skip-run", action="store_true", help="only the resume check")
     parser.add_argument(
@@ -189,15 +226,14 @@ def main() -> None:
         server.start()
         ports = parent.recv()
         print(f"servers up: {args.domains} domains, {args.latency * 1000:.0f} ms added per answer, "
-              f"{args.workers} in flight")  # fmt: skip
+              f"{args.workers} in flight over {args.processes} process(es)")  # fmt: skip
 
         failures: list[str] = []
         if not args.skip_run:
             parent.send("cpu")
             server_cpu0 = parent.recv()
-            result = run_checks(
-                ports, Path(tmp) / "run.sqlite", args.domains, args.workers, progress=True
-            )
+            result = run_checks(ports, Path(tmp) / "run.sqlite", args.domains, args.workers,
+                                args.processes, progress=True, server_pid=server.pid)  # fmt: skip
             parent.send("cpu")
             result["server_cpu_s"] = round(parent.recv() - server_cpu0, 1)
             print(json.dumps({"run": result}))
@@ -213,7 +249,13 @@ def main() -> None:
             parent.send("seen")
             parent.recv()
             spec = json.dumps(
-                {"ports": ports, "cache": str(cache), "n": args.domains, "workers": args.workers}
+                {
+                    "ports": ports,
+                    "cache": str(cache),
+                    "n": args.domains,
+                    "workers": args.workers,
+                    "processes": args.processes,
+                }  # fmt: skip
             )
             first = subprocess.Popen(
                 [sys.executable, __file__, "--child", spec], stdout=subprocess.PIPE

@@ -389,6 +389,19 @@ def test_the_published_risk_bands_are_the_declared_ones(built: tuple[Path, Path]
     )
 
 
+def test_the_published_warn_cluster_rule_is_the_declared_one(built: tuple[Path, Path]) -> None:
+    """dbt_project.yml's var warn_cluster is the one declaration: marts.warn_cluster_rule
+    carries it to bvs verify --live and the API (the macros' rule is proven by the
+    risk_flags unit test, Python's by tests/live/test_warn_cluster.py)."""
+    warehouse, _ = built
+    declared = yaml.safe_load((DBT_PROJECT_DIR / "dbt_project.yml").read_text())["vars"][
+        "warn_cluster"
+    ]
+    assert query(warehouse, "select min_warns, cascade_checks from marts.warn_cluster_rule") == [
+        {"min_warns": declared["min_warns"], "cascade_checks": ",".join(declared["cascade_checks"])}
+    ]
+
+
 def test_live_tiles_come_from_the_live_checks_and_the_rest_say_not_run(
     built: tuple[Path, Path],
 ) -> None:
@@ -578,6 +591,7 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         ("marts", "tiles", "VIEW"),
         ("marts", "verifications", "BASE TABLE"),
         ("marts", "viper", "BASE TABLE"),
+        ("marts", "warn_cluster_rule", "BASE TABLE"),
         ("staging", "stg_abr__abns", "VIEW"),
         ("staging", "stg_abr__other_names", "VIEW"),
         ("staging", "stg_acnc__charities", "VIEW"),

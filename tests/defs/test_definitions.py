@@ -93,6 +93,7 @@ EXPECTED_KEYS = [
     "marts/tiles",
     "marts/verifications",
     "marts/viper",
+    "marts/warn_cluster_rule",
     "meta/loads",
     "meta/manifest",
     "meta/raw_tables",

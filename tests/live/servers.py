@@ -30,6 +30,7 @@ from urllib.parse import parse_qs, urlsplit
 import dns.flags
 import dns.message
 import dns.rcode
+import dns.rdata
 import dns.rdataclass
 import dns.rdatatype
 import dns.rrset
@@ -43,9 +44,16 @@ class Zone:
     # names that exist only as parents of others ("empty non-terminals": NOERROR, no data)
     parents: set[str] = field(default_factory=set)
 
+    # name -> {type code: [rdata in wire form]}: what the server's fast path answers from
+    wire: dict[str, dict[int, list[bytes]]] = field(default_factory=dict)
+
     def add(self, name: str, rdtype: str, *values: str) -> None:
         name = name.lower()
         self.records.setdefault(name, {}).setdefault(rdtype, []).extend(values)
+        code = dns.rdatatype.from_text(rdtype)
+        self.wire.setdefault(name, {}).setdefault(code, []).extend(
+            dns.rdata.from_text(dns.rdataclass.IN, code, v).to_wire() for v in values
+        )
         labels = name.split(".")
         self.parents.update(".".join(labels[i:]) for i in range(1, len(labels)))
 
@@ -98,6 +106,11 @@ class DnsServer:
 
         for _ in range(20):
             udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            # room for a burst of queries (hundreds of checks starting at once): a full
+            # receive buffer drops them, and each drop costs the client its timeout
+            # (the kernel caps it at net.core.rmem_max)
+            with contextlib.suppress(OSError):
+                udp.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 * 1024 * 1024)
             udp.bind(("127.0.0.1", 0))
             port = udp.getsockname()[1]
             try:
@@ -147,12 +160,57 @@ class DnsServer:
                 self.udp.sendto(reply, address)
 
     def _answer(self, data: bytes) -> bytes | None:
+        fast = self._fast_answer(data)
+        if fast is not None:
+            self.queries += 1
+            return fast
         try:
             query = dns.message.from_wire(data)
         except Exception:
             return None
         self.queries += 1
         return self.zone.answer(query).to_wire()
+
+    def _fast_answer(self, data: bytes) -> bytes | None:
+        """The same answer as ``Zone.answer`` for a plain query (one IN question, no EDNS),
+        written from the zone's wire-form records without building message objects (the
+        bench's 80,000 queries share two cores with the checks). None: take the full path."""
+        if len(data) < 17:
+            return None
+        qid, flags, qd, an, ns, ar = struct.unpack_from("!HHHHHH", data)
+        if qd != 1 or an or ns or ar or flags & 0xF800:  # a response, an opcode, EDNS
+            return None
+        labels, at = [], 12
+        while at < len(data) and data[at]:
+            length = data[at]
+            if length > 63:
+                return None
+            labels.append(data[at + 1 : at + 1 + length])
+            at += 1 + length
+        if at + 5 > len(data):
+            return None
+        qtype, qclass = struct.unpack_from("!HH", data, at + 1)
+        if qclass != dns.rdataclass.IN:
+            return None
+        try:
+            name = b".".join(labels).decode("ascii").lower()
+        except UnicodeDecodeError:
+            return None
+        question = data[12 : at + 5]
+        found = self.zone.wire.get(name)
+        rcode = 0
+        records: list[bytes] = []
+        if found is None:
+            if name not in self.zone.parents:
+                rcode = dns.rcode.NXDOMAIN
+        else:
+            records = found.get(qtype, [])
+        head = struct.pack("!HHHHHH", qid, 0x8400 | (flags & 0x0110) | rcode, 1,
+                           len(records), 0, 0)  # fmt: skip
+        answers = b"".join(
+            b"\xc0\x0c" + struct.pack("!HHIH", qtype, 1, 300, len(r)) + r for r in records
+        )
+        return head + question + answers
 
     def _reply(self, data: bytes) -> bytes | None:
         reply = self._answer(data)

@@ -135,6 +135,49 @@ def test_targets_ledger_suppliers_then_known_domains(data_dir: Path,
     assert tiles[(PLUMBING, "web_presence")][2]["domain"] == "acmeplumbing.com"
 
 
+def _override_domain(settings: Any, supplier_ref: str, domain: str) -> None:
+    """A user's domain override, appended to the customer's audit trail (the writer
+    ``overrides.override`` ends in; it also wants a finished ledger run, which this test's
+    warehouse does not have)."""
+    from pipelines.ledgers import overrides
+
+    overrides._append(settings, "acme-co", {
+        "action": "override", "at": dt.datetime.now(dt.UTC).isoformat(), "by": "tester",
+        "ledger": "suppliers", "supplier_ref": supplier_ref, "field": "domain", "old": None,
+        "new": domain, "reason": "the supplier's real site",
+    })  # fmt: skip
+
+
+def test_a_users_domain_override_is_checked_and_one_pointing_at_127_0_0_1_is_refused(
+    data_dir: Path, live_world: LiveWorld, make_checker: Callable[..., LiveChecker]
+) -> None:
+    settings = get_settings(data_dir=data_dir)
+    _override_domain(settings, "S1", "internal.com.au")  # resolves to 127.0.0.1
+    _override_domain(settings, "S3", "acmeplumbing.com")
+    con = duckdb.connect(str(settings.warehouse))
+    try:
+        facts = {f.abn: f for f in entity_facts(con, settings)}
+        # the override wins over the ledger row's domain (S1) and over the search (S3)
+        assert (facts[ACME].domain, facts[ACME].domain_source) == ("internal.com.au", "override")
+        assert (facts[PLUMBING].domain, facts[PLUMBING].domain_source) == ("acmeplumbing.com", "override")  # fmt: skip
+        requests = live_world.sites.requests
+        before = len(requests)
+        # the override is the domain checked: no candidate search (its parked .com.au)
+        check_and_store(con, make_checker(), [facts[PLUMBING]], AS_OF)
+        hosts = {host for host, _ in requests[before:]}
+        assert "acmeplumbing.com" in hosts and "acmeplumbing.com.au" not in hosts
+        # with only public addresses allowed (production), the 127.0.0.1 override is refused
+        before = len(requests)
+        check_and_store(con, make_checker(allow_private=False), [facts[ACME]], AS_OF)
+        assert not [r for r in requests[before:] if r[0] == "internal.com.au"]
+    finally:
+        con.close()
+    tiles = stored(settings.warehouse)
+    status, reason, _ = tiles[(ACME, "web_presence")]
+    assert status == "N/A" and "refused" in reason and "127.0.0.1" in reason
+    assert tiles[(ACME, "domain")][0] == "N/A" and "refused" in tiles[(ACME, "domain")][1]
+
+
 def test_a_run_stopped_half_way_resumes_from_its_cache(data_dir: Path, live_world: LiveWorld,
                                                        make_checker: Callable[..., LiveChecker]) -> None:  # fmt: skip
     settings = get_settings(data_dir=data_dir)
@@ -155,6 +198,49 @@ def test_a_run_stopped_half_way_resumes_from_its_cache(data_dir: Path, live_worl
         assert len(requests) == n  # everything cached: no provider asked again
     finally:
         con.close()
+
+
+def test_check_many_shares_the_entities_among_worker_processes_as_one_process_would(
+    make_checker: Callable[..., LiveChecker], live_world: LiveWorld, tmp_path: Path
+) -> None:
+    import multiprocessing as mp
+
+    from pipelines.live.checker import EntityFacts
+
+    domains = ["good.com.au", "listed.com.au", "nullmx.com.au", "loop.com.au", "down.com.au",
+               "acmeplumbing.com"]  # fmt: skip
+
+    def facts() -> Any:  # a generator (no length): sharded whatever the count
+        for i, d in enumerate(domains):
+            yield EntityFacts(abn=f"{i:011d}", legal_names=["X Pty Ltd"], domain=d,
+                              domain_source="ledger", abn_registered=dt.date(2005, 1, 1))  # fmt: skip
+
+    def outcome(tiles: Any) -> dict[str, tuple[str, str]]:
+        return {c: (t.status, t.reason) for c, t in tiles.items()}
+
+    threaded = {f.abn: outcome(t) for f, t in check_many(make_checker(), list(facts()), AS_OF)}
+    sharded, workers = {}, set()
+    checker = make_checker(processes=2, cache_path=tmp_path / "sharded.sqlite")
+    for item, tiles in check_many(checker, facts(), AS_OF):
+        sharded[item.abn] = outcome(tiles)
+        workers |= {p.name for p in mp.active_children() if p.name.startswith("bvs-live-")}
+    assert sharded == threaded and len(sharded) == len(domains)
+    assert workers == {"bvs-live-0", "bvs-live-1"}  # BVS_LIVE_PROCESSES=2: two workers
+    assert not [p for p in mp.active_children() if p.name.startswith("bvs-live-")]  # joined
+
+
+def test_a_shards_limits_together_stay_within_the_configured_ones() -> None:
+    from pipelines.live.config import LiveConfig
+    from pipelines.live.run import shard_config
+    from pipelines.live.throttle import Limits
+
+    config = LiveConfig(
+        workers=64, processes=3, limits={"rdap": Limits(concurrency=16, per_second=20.0)}
+    )
+    share = shard_config(config, 3)
+    assert share.processes == 1 and share.workers * 3 <= 64
+    assert share.limits["rdap"].concurrency * 3 <= 16
+    assert share.limits["rdap"].per_second * 3 == pytest.approx(20.0)
 
 
 def test_the_dagster_asset_stores_the_tiles(data_dir: Path, live_world: LiveWorld,
@@ -228,6 +314,10 @@ def test_verify_live_refreshes_the_tiles_and_recomputes_warn_cluster(
     declared = yaml.safe_load((PROJECT_ROOT / "dbt_project" / "dbt_project.yml").read_text())
     con.executemany("insert into marts.risk_levels values (?, ?, ?)",
                     [[b["severity"], b["risk_floor"], b["level"]] for b in declared["vars"]["risk_levels"]])  # fmt: skip
+    con.execute("create table marts.warn_cluster_rule (min_warns integer, cascade_checks varchar)")
+    rule = declared["vars"]["warn_cluster"]
+    con.execute("insert into marts.warn_cluster_rule values (?, ?)",
+                [rule["min_warns"], ",".join(rule["cascade_checks"])])  # fmt: skip
     con.execute(
         "insert into marts.entities values (?, false, '2005-01-01'), (?, false, '2005-01-01')",
         [NOBODY, ACME],

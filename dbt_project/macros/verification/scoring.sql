@@ -76,8 +76,8 @@
 {%- endmacro %}
 
 {#
-    WARN_CLUSTER (SPEC 2.4): four or more WARN tiles while the entity has no domain or no web
-    presence. The domain-cascade filter comes first: with no domain, the web, WHOIS, e-mail,
+    WARN_CLUSTER (SPEC 2.4): four or more WARN tiles (var `warn_cluster`: min_warns) while the
+    entity has no domain or no web presence. The domain-cascade filter (cascade_checks) comes first: with no domain, the web, WHOIS, e-mail,
     trust and street-view WARNs are not counted (they only echo the missing domain). No
     domain = the domain check ran and found none (N/A); no web presence = the web check ran
     and found no live site (N/A or FAIL). A live check that did not run ("Not run: ..."
@@ -92,8 +92,13 @@
 {% macro found_no_web_presence() -%}
     (web_presence_status in ('N/A', 'FAIL') and coalesce(web_presence_reason, '') not like 'Not run%')
 {%- endmacro %}
+{# The rule's parameters, as dbt_project.yml declares them (var `warn_cluster`). #}
+{% macro warn_cluster_rule() -%}
+    {{ return(var('warn_cluster')) }}
+{%- endmacro %}
+
 {% macro warn_cluster_cascade() -%}
-    {{ return(['domain', 'web_presence', 'email', 'trust', 'street_view']) }}
+    {{ return(bvs.warn_cluster_rule()['cascade_checks']) }}
 {%- endmacro %}
 
 {% macro warn_cluster_columns() -%}
@@ -114,7 +119,7 @@
 {%- endmacro %}
 
 {% macro warn_cluster_fires() -%}
-    (has_no_domain or has_no_web_presence) and warn_count >= 4
+    (has_no_domain or has_no_web_presence) and warn_count >= {{ bvs.warn_cluster_rule()['min_warns'] | int }}
 {%- endmacro %}
 
 {% macro warn_cluster_evidence() -%}
