@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 from pipelines.definitions import defs
-
 from tests.defs.definitions_shape import SHAPE_FILE, shape
 
 
