@@ -184,9 +184,7 @@ def _dropped(error: requests.ConnectionError) -> bool:
     cause = error.args[0] if error.args else None
     if isinstance(cause, urllib3.exceptions.ProtocolError) and len(cause.args) > 1:
         cause = cause.args[1]
-    return isinstance(
-        cause, http.client.RemoteDisconnected | ConnectionResetError | BrokenPipeError
-    )
+    return isinstance(cause, http.client.RemoteDisconnected | ConnectionResetError | BrokenPipeError)
 
 
 def _get_again_if_dropped(url: str, host: str, address: str, port: int, scheme: str,
