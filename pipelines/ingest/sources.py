@@ -66,6 +66,12 @@ class RawTable:
     description: str
 
 
+# The area of a source: the job that loads it (the tag AREA_TAG of its raw tables).
+REGISTERS = "registers"  # the weekly register refresh (bvs_everything)
+MARKET = "market"  # also the daily market refresh (bvs_market_daily) and what it rebuilds
+AREA_TAG = "bvs/area"
+
+
 @dataclass(frozen=True)
 class Source:
     name: str
@@ -82,6 +88,12 @@ class Source:
     # Daily files that accumulate (one per day, never rewritten): a load parses only the
     # files the previous load did not read and carries the rest over (warehouse.loader).
     incremental: bool = False
+    area: str = REGISTERS  # REGISTERS | MARKET: its raw tables' tag AREA_TAG
+
+    @property
+    def tags(self) -> dict[str, str]:
+        """Tags of the source's raw-table assets (the jobs select by them)."""
+        return {AREA_TAG: self.area}
 
 
 # ASIC names its company and business-name extracts by month (`company_YYYYMM.csv`), so
@@ -151,6 +163,7 @@ def _project(
     acn_columns: tuple[str, ...] = (),
     folder: str | None = None,
     incremental: bool = False,
+    area: str = REGISTERS,
 ) -> Source:
     """A project-format source (LANDING.md B): files accumulate (every file is read)."""
     return Source(
@@ -172,6 +185,7 @@ def _project(
         snapshot_key=every_file_key,
         description=description,
         incremental=incremental,
+        area=area,
     )
 
 
@@ -195,6 +209,7 @@ def _prices(market: str, what: str) -> Source:
         snapshot_key=every_file_key,
         incremental=True,
         refresh_days=4,  # a long weekend
+        area=MARKET,
         description=f"End-of-day prices, {what} (daily files, accumulating)",
     )
 
@@ -463,6 +478,7 @@ SOURCES: dict[str, Source] = {
             snapshot_key=every_file_key,
             incremental=True,
             refresh_days=7,  # published about four business days after the position date
+            area=MARKET,
             description="ASIC daily aggregated short positions (UTF-16 tab or UTF-8 comma, daily)",
         ),
         _prices("asx", "ASX products"),
@@ -479,6 +495,7 @@ SOURCES: dict[str, Source] = {
             "Crypto and forex short-interest proxies: one row per symbol and date.",
             description="Crypto and forex positioning (project CSV, accumulating)",
             key=("symbol", "date"),
+            area=MARKET,
         ),
         _project(
             "activist_campaigns",
@@ -493,6 +510,7 @@ SOURCES: dict[str, Source] = {
             key=("campaign_id",),
             abn_columns=("abn",),
             folder="activist",
+            area=MARKET,
         ),
         _project(
             "activist_amplification",
@@ -506,6 +524,7 @@ SOURCES: dict[str, Source] = {
             description="Activist campaign amplification (project CSV)",
             key=("campaign_id", "date", "channel"),
             folder="activist",
+            area=MARKET,
         ),
     ]
 }
