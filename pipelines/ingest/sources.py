@@ -35,7 +35,7 @@ from pipelines.ingest.public_registers import (
     FINANCIAL_ADVISERS,
     LIQUIDATORS,
 )
-from pipelines.ingest.tables import ABR_ABNS, ABR_OTHER_NAMES, ASIC_BUSINESS_NAMES, ASIC_COMPANIES
+from pipelines.ingest.tables import Layout
 from pipelines.warehouse.quality import TableChecks
 
 # A parser reads the files of one snapshot in order, yielding (file, batch) pairs. Parsers
@@ -61,9 +61,13 @@ def each_file(parse_one: Callable[[LandingFile], Iterator[Batch]]) -> Parser:
 @dataclass(frozen=True)
 class RawTable:
     name: str  # table in schema ``raw``; the Dagster asset key is ["raw", name]
-    schema: pa.Schema
+    layout: Layout  # its columns as the landing file lays them out (tables.py)
     checks: TableChecks
     description: str
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self.layout.schema
 
 
 # The area of a source: the job that loads it (the tag AREA_TAG of its raw tables).
@@ -103,12 +107,13 @@ class Source:
 MONTH_NAMED_REFRESH_DAYS = 31 + 7
 
 
-def _table(name: str, schema: pa.Schema, description: str, **checks: object) -> RawTable:
-    return RawTable(name, schema, TableChecks(table=f"raw.{name}", **checks), description)  # type: ignore[arg-type]
+def _table(name: str, layout: Layout, description: str, **checks: object) -> RawTable:
+    return RawTable(name, layout, TableChecks(table=f"raw.{name}", **checks), description)  # type: ignore[arg-type]
 
 
 def _register(
     name: str,
+    layout: Layout,
     spec: DelimitedSpec,
     table: str,
     table_description: str,
@@ -132,7 +137,7 @@ def _register(
         tables={
             spec.table: _table(
                 table,
-                spec.schema,
+                layout,
                 table_description,
                 key=key,
                 abn_columns=abn_columns,
@@ -152,8 +157,7 @@ def _project(
     pattern: str,
     key_name: str,
     table: str,
-    columns: dict[str, str],
-    schema: pa.Schema,
+    layout: Layout,
     label: str,
     table_description: str,
     *,
@@ -173,14 +177,14 @@ def _project(
         tables={
             key_name: _table(
                 table,
-                schema,
+                layout,
                 table_description,
                 key=key,
                 abn_columns=abn_columns,
                 acn_columns=acn_columns,
             )
         },
-        parse=each_file(project_csv.parser(label, key_name, columns, schema)),
+        parse=each_file(project_csv.parser(label, key_name, layout)),
         file_info=project_csv.file_info,
         snapshot_key=every_file_key,
         description=description,
@@ -224,14 +228,14 @@ SOURCES: dict[str, Source] = {
             tables={
                 "abns": _table(
                     "abr__abns",
-                    ABR_ABNS,
+                    t.ABR_ABNS,
                     "ABR ABN Bulk Extract: one row per ABN (entity, status, GST, address, ACN).",
                     key=("abn",),
                     abn_columns=("abn",),
                 ),
                 "other_names": _table(
                     "abr__other_names",
-                    ABR_OTHER_NAMES,
+                    t.ABR_OTHER_NAMES,
                     "ABR ABN Bulk Extract: trading (TRD), business (BN), other (OTN) and DGR names.",
                     key=(),
                     abn_columns=("abn",),
@@ -250,7 +254,7 @@ SOURCES: dict[str, Source] = {
             tables={
                 "companies": _table(
                     "asic__companies",
-                    ASIC_COMPANIES,
+                    t.ASIC_COMPANIES,
                     "ASIC Company Dataset: every name row (current and former) of every company.",
                     key=("acn",),
                     key_filter="current_name_indicator = 'Y'",
@@ -270,7 +274,7 @@ SOURCES: dict[str, Source] = {
             tables={
                 "business_names": _table(
                     "asic__business_names",
-                    ASIC_BUSINESS_NAMES,
+                    t.ASIC_BUSINESS_NAMES,
                     "ASIC Business Names Dataset: one row per registered, cancelled or deregistered name.",
                     key=(),
                     abn_columns=("bn_abn",),
@@ -289,7 +293,6 @@ SOURCES: dict[str, Source] = {
             "officeholders*.csv",
             "officeholders",
             "directors__officeholders",
-            t.DIRECTORS_OFFICEHOLDERS_COLUMNS,
             t.DIRECTORS_OFFICEHOLDERS,
             "officeholders",
             "Company officeholders (directors, secretaries) by ACN, current and ceased.",
@@ -305,7 +308,6 @@ SOURCES: dict[str, Source] = {
             "*.csv",  # <regulator>*.csv
             "records",
             "adverse__records",
-            t.ADVERSE_RECORDS_COLUMNS,
             t.ADVERSE_RECORDS,
             "adverse records",
             "Regulators' enforcement and compliance actions (ACCC, QBCC, FWO, ...).",
@@ -318,7 +320,6 @@ SOURCES: dict[str, Source] = {
             "notices*.csv",
             "notices",
             "gazette__notices",
-            t.GAZETTE_NOTICES_COLUMNS,
             t.GAZETTE_NOTICES,
             "gazette notices",
             "Insolvency and deregistration notices published about companies.",
@@ -332,7 +333,6 @@ SOURCES: dict[str, Source] = {
             "*.csv",  # <register>*.csv
             "licences",
             "licences__licences",
-            t.LICENCES_LICENCES_COLUMNS,
             t.LICENCES_LICENCES,
             "licences",
             "Trade licences (QBCC, NSW Fair Trading, VBA, SA CBS) and their status.",
@@ -346,7 +346,6 @@ SOURCES: dict[str, Source] = {
             "abn_industry*.csv",
             "abn_industry",
             "industry__abn_industry",
-            t.INDUSTRY_ABN_INDUSTRY_COLUMNS,
             t.INDUSTRY_ABN_INDUSTRY,
             "ABN industry",
             "ANZSIC industry classification by ABN.",
@@ -359,7 +358,6 @@ SOURCES: dict[str, Source] = {
             "registrations*.csv",
             "registrations",
             "ppsr__registrations",
-            t.PPSR_REGISTRATIONS_COLUMNS,
             t.PPSR_REGISTRATIONS,
             "PPSR registrations",
             "PPSR security interests registered against a grantor (ABN/ACN).",
@@ -373,7 +371,6 @@ SOURCES: dict[str, Source] = {
             "*.csv",  # <register>*.csv
             "records",
             "registers__records",
-            t.REGISTERS_RECORDS_COLUMNS,
             t.REGISTERS_RECORDS,
             "register records",
             "Other public registers (tax practitioners, APRA, tax debt, WGEA, ...).",
@@ -386,6 +383,7 @@ SOURCES: dict[str, Source] = {
         # register with no date in its name, so only the newest file is read.
         _register(
             "asic_banned_persons",
+            t.ASIC_BANNED_PERSONS,
             BANNED_PERSONS,
             "asic__banned_persons",
             "ASIC Banned and Disqualified Persons: one row per banning or disqualification.",
@@ -395,6 +393,7 @@ SOURCES: dict[str, Source] = {
         ),
         _register(
             "asic_banned_organisations",
+            t.ASIC_BANNED_ORGANISATIONS,
             BANNED_ORGANISATIONS,
             "asic__banned_organisations",
             "ASIC Banned and Disqualified Organisations: one row per banning.",
@@ -404,6 +403,7 @@ SOURCES: dict[str, Source] = {
         ),
         _register(
             "asic_afs_licensees",
+            t.ASIC_AFS_LICENSEES,
             AFS_LICENSEES,
             "asic__afs_licensees",
             "ASIC AFS Licensee dataset: one row per Australian financial services licence.",
@@ -413,6 +413,7 @@ SOURCES: dict[str, Source] = {
         ),
         _register(
             "asic_credit_licensees",
+            t.ASIC_CREDIT_LICENSEES,
             CREDIT_LICENSEES,
             "asic__credit_licensees",
             "ASIC Credit Licensee dataset: one row per Australian credit licence.",
@@ -421,6 +422,7 @@ SOURCES: dict[str, Source] = {
         ),
         _register(
             "asic_liquidators",
+            t.ASIC_LIQUIDATORS,
             LIQUIDATORS,
             "asic__liquidators",
             "ASIC Registered Liquidators: one row per registered liquidator (no ABN).",
@@ -429,6 +431,7 @@ SOURCES: dict[str, Source] = {
         ),
         _register(
             "asic_financial_advisers",
+            t.ASIC_FINANCIAL_ADVISERS,
             FINANCIAL_ADVISERS,
             "asic__financial_advisers",
             "ASIC Financial Advisers register: one row per adviser role and licensee.",
@@ -440,6 +443,7 @@ SOURCES: dict[str, Source] = {
         ),
         _register(
             "acnc_charities",
+            t.ACNC_CHARITIES,
             CHARITIES,
             "acnc__charities",
             "ACNC Charity Register: one row per registered charity.",
@@ -450,6 +454,7 @@ SOURCES: dict[str, Source] = {
         ),
         _register(
             "asx_listed",
+            t.ASX_LISTED_COMPANIES,
             ASX_LISTED,
             "asx__listed_companies",
             "ASX listed companies: ticker, company name and GICS industry group.",
@@ -489,7 +494,6 @@ SOURCES: dict[str, Source] = {
             "*.csv",  # <market>*.csv
             "short_interest",
             "positioning__short_interest",
-            t.POSITIONING_SHORT_INTEREST_COLUMNS,
             t.POSITIONING_SHORT_INTEREST,
             "positioning",
             "Crypto and forex short-interest proxies: one row per symbol and date.",
@@ -502,7 +506,6 @@ SOURCES: dict[str, Source] = {
             "campaigns*.csv",
             "campaigns",
             "activist__campaigns",
-            t.ACTIVIST_CAMPAIGNS_COLUMNS,
             t.ACTIVIST_CAMPAIGNS,
             "activist campaigns",
             "Documented activist short-seller campaigns: one row per campaign.",
@@ -517,7 +520,6 @@ SOURCES: dict[str, Source] = {
             "amplification*.csv",
             "amplification",
             "activist__amplification",
-            t.ACTIVIST_AMPLIFICATION_COLUMNS,
             t.ACTIVIST_AMPLIFICATION,
             "activist amplification",
             "Mentions of a campaign per day and channel (its coordinated amplification).",

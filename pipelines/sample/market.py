@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from pipelines.ingest import tables as T
 from pipelines.sample import words as W
 from pipelines.sample.registers import (
     ASX_CODE_CAPACITY,
@@ -109,15 +110,9 @@ FOREX: tuple[tuple[str, float, float, int], ...] = (
     ("AUDCHF", 0.548, 0.0050, 5),
 )  # fmt: skip
 
-SHORT_HEADER = (
-    "Product",
-    "Product Code",
-    "Reported Short Positions",
-    "Total Product in Issue",
-    "% of Total Product in Issue Reported as Short Positions",
-)
-POSITIONING_HEADER = "date,symbol,short_interest_pct,source"
-AMPLIFICATION_HEADER = "campaign_id,date,channel,mentions"
+SHORT_HEADER = T.ASIC_SHORT_POSITIONS.header
+POSITIONING_HEADER = ",".join(T.POSITIONING_SHORT_INTEREST.header)
+AMPLIFICATION_HEADER = ",".join(T.ACTIVIST_AMPLIFICATION.header)
 CHANNELS = ("forum", "news", "reddit", "twitter")
 ALLEGATIONS = ("accounting", "business_model", "asset_valuation", "governance", "fraud",
                "related_party", "operational")  # fmt: skip

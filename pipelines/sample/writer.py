@@ -26,6 +26,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
+from pipelines.ingest import tables as T
 from pipelines.sample import formats as F
 from pipelines.sample import market as M
 from pipelines.sample.cases import EXTRACT_AGE, CasePlan, build_cases
@@ -62,16 +63,8 @@ MIN_MALFORMED = 6  # per source, so a small sample still has a couple of each ki
 COMPANY_ROWS_PER_RECORD = 0.215
 BUSINESS_NAME_ROWS_PER_RECORD = 0.165
 
-COMPANY_HEADER = (
-    "Company Name\tACN\tType\tClass\tSub Class\tStatus\tDate of Registration\t"
-    "Date of Deregistration\tPrevious State of Registration\tState Registration number\t"
-    "Modified since last report\tCurrent Name Indicator\tABN\tCurrent Name\t"
-    "Current Name Start Date"
-)
-BUSINESS_NAME_HEADER = (
-    "REGISTER_NAME\tBN_NAME\tBN_STATUS\tBN_REG_DT\tBN_CANCEL_DT\tBN_STATE_NUM\t"
-    "BN_STATE_OF_REG\tBN_ABN"
-)
+COMPANY_HEADER = "\t".join(T.ASIC_COMPANIES.header)
+BUSINESS_NAME_HEADER = "\t".join(T.ASIC_BUSINESS_NAMES.header)
 BOM = b"\xef\xbb\xbf"
 CRLF = "\r\n"
 
