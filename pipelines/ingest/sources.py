@@ -1,8 +1,9 @@
-"""Every landing source, declared once: folder, file patterns, parser, raw tables, checks.
+"""Every landing source, declared once: folder, file patterns, parser, area, raw tables
+(their columns declared in ``tables.py``), checks.
 
-Adding a source is one entry in ``SOURCES`` (plus its parser module and one dbt staging
-model); the loader, the Dagster assets and checks, ``bvs status`` and the snapshot's source
-list are all driven from here.
+Adding a source is one entry in ``SOURCES`` (plus its layout, its parser or spec, and one
+dbt source and staging model); the loader, the Dagster assets, their checks and tags (and so
+the jobs' selections), ``bvs status`` and the snapshot's source list are all driven from here.
 """
 
 from __future__ import annotations
