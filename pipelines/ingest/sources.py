@@ -108,8 +108,26 @@ class Source:
 MONTH_NAMED_REFRESH_DAYS = 31 + 7
 
 
-def _table(name: str, layout: Layout, description: str, **checks: object) -> RawTable:
-    return RawTable(name, layout, TableChecks(table=f"raw.{name}", **checks), description)  # type: ignore[arg-type]
+def raw_table(
+    name: str,
+    layout: Layout,
+    description: str,
+    *,
+    key: tuple[str, ...],
+    key_filter: str | None = None,
+    accumulates: bool = False,
+) -> RawTable:
+    """A raw table and its checks; its ABN and ACN columns (kinds abn, acn) are checked for
+    check digits."""
+    checks = TableChecks(
+        table=f"raw.{name}",
+        key=key,
+        abn_columns=tuple(c.name for c in layout.loaded if c.kind == "abn"),
+        acn_columns=tuple(c.name for c in layout.loaded if c.kind == "acn"),
+        key_filter=key_filter,
+        accumulates=accumulates,
+    )
+    return RawTable(name, layout, checks, description)
 
 
 def _register(
@@ -121,8 +139,6 @@ def _register(
     *,
     key: tuple[str, ...],
     description: str,
-    abn_columns: tuple[str, ...] = (),
-    acn_columns: tuple[str, ...] = (),
     patterns: tuple[str, ...] = ("*.csv",),
     file_info: Callable[[LandingFile], FileInfo] = public_registers.file_info,
 ) -> Source:
@@ -136,13 +152,11 @@ def _register(
         folder=name,
         patterns=patterns,
         tables={
-            spec.table: _table(
+            spec.table: raw_table(
                 table,
                 layout,
                 table_description,
                 key=key,
-                abn_columns=abn_columns,
-                acn_columns=acn_columns,
             )
         },
         parse=each_file(public_registers.parser(spec)),
@@ -164,8 +178,6 @@ def _project(
     *,
     description: str,
     key: tuple[str, ...],
-    abn_columns: tuple[str, ...] = (),
-    acn_columns: tuple[str, ...] = (),
     folder: str | None = None,
     incremental: bool = False,
     area: str = REGISTERS,
@@ -176,13 +188,11 @@ def _project(
         folder=folder or name,
         patterns=(pattern,),
         tables={
-            key_name: _table(
+            key_name: raw_table(
                 table,
                 layout,
                 table_description,
                 key=key,
-                abn_columns=abn_columns,
-                acn_columns=acn_columns,
             )
         },
         parse=each_file(project_csv.parser(label, key_name, layout)),
@@ -201,7 +211,7 @@ def _prices(market: str, what: str) -> Source:
         folder=f"prices/{market}",
         patterns=(market_files.PRICES_PATTERN,),
         tables={
-            "daily": _table(
+            "daily": raw_table(
                 f"prices__{market}",
                 t.PRICES_DAILY,
                 f"End-of-day prices of {what}: one row per ticker and trading day.",
@@ -227,19 +237,17 @@ SOURCES: dict[str, Source] = {
             folder="abr",
             patterns=("*public??.xml",),
             tables={
-                "abns": _table(
+                "abns": raw_table(
                     "abr__abns",
                     t.ABR_ABNS,
                     "ABR ABN Bulk Extract: one row per ABN (entity, status, GST, address, ACN).",
                     key=("abn",),
-                    abn_columns=("abn",),
                 ),
-                "other_names": _table(
+                "other_names": raw_table(
                     "abr__other_names",
                     t.ABR_OTHER_NAMES,
                     "ABR ABN Bulk Extract: trading (TRD), business (BN), other (OTN) and DGR names.",
                     key=(),
-                    abn_columns=("abn",),
                 ),
             },
             parse=abr.parse_files,
@@ -253,14 +261,12 @@ SOURCES: dict[str, Source] = {
             folder="asic_companies",
             patterns=("company_??????.csv",),
             tables={
-                "companies": _table(
+                "companies": raw_table(
                     "asic__companies",
                     t.ASIC_COMPANIES,
                     "ASIC Company Dataset: every name row (current and former) of every company.",
                     key=("acn",),
                     key_filter="current_name_indicator = 'Y'",
-                    abn_columns=("abn",),
-                    acn_columns=("acn",),
                 ),
             },
             parse=each_file(asic_companies.parse),
@@ -273,12 +279,11 @@ SOURCES: dict[str, Source] = {
             folder="asic_business_names",
             patterns=("business_names_??????*.csv",),
             tables={
-                "business_names": _table(
+                "business_names": raw_table(
                     "asic__business_names",
                     t.ASIC_BUSINESS_NAMES,
                     "ASIC Business Names Dataset: one row per registered, cancelled or deregistered name.",
                     key=(),
-                    abn_columns=("bn_abn",),
                 ),
             },
             parse=each_file(asic_business_names.parse),
@@ -302,7 +307,6 @@ SOURCES: dict[str, Source] = {
             # that lists it (told apart only by extracted_date), and a person's name
             # is not an identifier. Staging keeps the latest extract of each.
             key=(),
-            acn_columns=("acn",),
         ),
         _project(
             "adverse",
@@ -314,7 +318,6 @@ SOURCES: dict[str, Source] = {
             "Regulators' enforcement and compliance actions (ACCC, QBCC, FWO, ...).",
             description="Regulators' adverse records (project CSV, one file per regulator)",
             key=("regulator", "record_id"),
-            abn_columns=("abn",),
         ),
         _project(
             "gazette",
@@ -326,8 +329,6 @@ SOURCES: dict[str, Source] = {
             "Insolvency and deregistration notices published about companies.",
             description="Published notices (project CSV, accumulating)",
             key=("notice_id",),
-            abn_columns=("abn",),
-            acn_columns=("acn",),
         ),
         _project(
             "licences",
@@ -339,8 +340,6 @@ SOURCES: dict[str, Source] = {
             "Trade licences (QBCC, NSW Fair Trading, VBA, SA CBS) and their status.",
             description="Trade licence registers (project CSV, one file per register)",
             key=("register", "licence_number"),
-            abn_columns=("abn",),
-            acn_columns=("acn",),
         ),
         _project(
             "industry",
@@ -352,7 +351,6 @@ SOURCES: dict[str, Source] = {
             "ANZSIC industry classification by ABN.",
             description="ANZSIC industry by ABN (project CSV)",
             key=("abn",),
-            abn_columns=("abn",),
         ),
         _project(
             "ppsr",
@@ -364,8 +362,6 @@ SOURCES: dict[str, Source] = {
             "PPSR security interests registered against a grantor (ABN/ACN).",
             description="PPSR registrations by grantor (project CSV, accumulating)",
             key=("registration_number",),
-            abn_columns=("grantor_abn",),
-            acn_columns=("grantor_acn",),
         ),
         _project(
             "registers",
@@ -377,8 +373,6 @@ SOURCES: dict[str, Source] = {
             "Other public registers (tax practitioners, APRA, tax debt, WGEA, ...).",
             description="Other public registers (project CSV, one file per register)",
             key=("register", "record_id"),
-            abn_columns=("abn",),
-            acn_columns=("acn",),
         ),
         # --- other ASIC and ACNC registers, ASX list (LANDING.md A): each file is a whole
         # register with no date in its name, so only the newest file is read.
@@ -399,7 +393,6 @@ SOURCES: dict[str, Source] = {
             "asic__banned_organisations",
             "ASIC Banned and Disqualified Organisations: one row per banning.",
             key=(),  # an organisation can be banned more than once
-            acn_columns=("bd_org_acn",),
             description="ASIC Banned and Disqualified Organisations (tab-separated, snapshot)",
         ),
         _register(
@@ -439,7 +432,6 @@ SOURCES: dict[str, Source] = {
             # No key: one adviser (ADV_NUMBER) appears once per role, licensee and period,
             # and LANDING.md documents no unique column set.
             key=(),
-            abn_columns=("adv_abn", "licence_abn"),
             description="ASIC Financial Advisers register (tab-separated, snapshot)",
         ),
         _register(
@@ -449,7 +441,6 @@ SOURCES: dict[str, Source] = {
             "acnc__charities",
             "ACNC Charity Register: one row per registered charity.",
             key=("abn",),
-            abn_columns=("abn",),
             patterns=("datadotgov_main.csv",),
             description="ACNC Charity Register (quoted CSV, snapshot)",
         ),
@@ -470,7 +461,7 @@ SOURCES: dict[str, Source] = {
             folder="asic_short_positions",
             patterns=(market_files.SHORT_POSITIONS_PATTERN,),
             tables={
-                "positions": _table(
+                "positions": raw_table(
                     "asic__short_positions",
                     t.ASIC_SHORT_POSITIONS,
                     "ASIC daily aggregated short positions: one row per product, position date"
@@ -512,7 +503,6 @@ SOURCES: dict[str, Source] = {
             "Documented activist short-seller campaigns: one row per campaign.",
             description="Activist short-seller campaigns (project CSV)",
             key=("campaign_id",),
-            abn_columns=("abn",),
             folder="activist",
             area=MARKET,
         ),

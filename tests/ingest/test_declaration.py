@@ -14,7 +14,7 @@ from pipelines.ingest import project_csv, public_registers
 from pipelines.ingest import tables as t
 from pipelines.ingest.base import LandingFile, SourceFileError
 from pipelines.ingest.delimited import IdKind, declared_spec, read_delimited
-from pipelines.ingest.sources import SOURCES
+from pipelines.ingest.sources import SOURCES, raw_table
 
 ABN = "51824753556"
 
@@ -110,3 +110,13 @@ def test_every_source_table_is_read_by_its_declared_layout() -> None:
                 assert dict(specs[key].columns) == read
     assert len(t.ASIC_FINANCIAL_ADVISERS.header) == 76  # the published file's width
     assert len(t.ASIC_FINANCIAL_ADVISERS.loaded) == 12  # the columns LANDING.md names
+
+
+def test_identifier_columns_of_a_declaration_get_check_digit_checks() -> None:
+    layout = _with(
+        t.GAZETTE_NOTICES, t.Column("liquidator_abn", "abn"), t.Column("holding_acn", "acn")
+    )
+    checks = raw_table("gazette__notices", layout, "notices", key=("notice_id",)).checks
+    assert checks.abn_columns == ("abn", "liquidator_abn")
+    assert checks.acn_columns == ("acn", "holding_acn")
+    assert SOURCES["gazette"].tables["notices"].checks.abn_columns == ("abn",)
