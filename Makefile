@@ -82,8 +82,8 @@ bench-full: prepare ## the weekly refresh end to end at SCALE ABNs (landing file
 	$(BIN)/python tests/benchmarks/bench_full.py --scale $(SCALE) $(BENCH_FULL_ARGS)
 
 lint: install ## ruff, mypy and the import boundaries (import-linter, pyproject.toml)
-	$(BIN)/ruff check pipelines tests
-	$(BIN)/mypy pipelines
+	$(BIN)/ruff check pipelines bvs_sample tests
+	$(BIN)/mypy pipelines bvs_sample
 	$(BIN)/lint-imports
 
 clean: ## remove build output (keeps data/ and .venv/)

@@ -32,7 +32,7 @@ def _as_of(value: str) -> dt.date:
 
 
 def cmd_sample(args: argparse.Namespace, settings: Settings) -> int:
-    from pipelines.sample import extract_date_for, write_sample
+    from bvs_sample import extract_date_for, write_sample
 
     if args.as_of and args.extract_date:
         print("bvs sample: give --as-of or --extract-date, not both", file=sys.stderr)
@@ -813,6 +813,22 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
 # ---------------------------------------------------------------------------------- main
 
 
+def _output_options(parser: argparse.ArgumentParser, prefix: str = "") -> None:
+    """--log-level and --verbose of the commands that materialise assets."""
+    parser.add_argument(
+        "--log-level",
+        default="WARNING",
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+        help=f"{prefix}Dagster console log level (default WARNING; every event is in the UI)",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help=f"{prefix}Dagster's and dbt's output on stderr (default: a log file under <data_dir>/logs/)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bvs", description="BVS warehouse command line")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -841,18 +857,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="materialise the pipeline in-process and publish a snapshot")
     run.add_argument("--as-of", type=_date, help="'today' for age rules (default: Brisbane date)")
     run.add_argument("--select", help="Dagster asset selection, e.g. 'group:ingest' or 'key:raw/*'")
-    run.add_argument(
-        "--log-level",
-        default="WARNING",
-        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-        help="Dagster console log level (default WARNING; every event is in the UI)",
-    )
-    run.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="show Dagster's and dbt's output here (default: a log file under <data_dir>/logs/)",
-    )
+    _output_options(run)
     run.set_defaults(func=cmd_run)
 
     status = sub.add_parser("status", help="sources loaded, the current snapshot, what is stale")
@@ -958,18 +963,7 @@ def build_parser() -> argparse.ArgumentParser:
     ledger.add_argument("--month", help="report: YYYY-MM")
     ledger.add_argument("--format", choices=("csv", "pdf"), default="pdf", help="report (pdf)")
     ledger.add_argument("--out", help="report: the file to write")
-    ledger.add_argument(
-        "--log-level",
-        default="WARNING",
-        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-        help="run: Dagster console log level",
-    )
-    ledger.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="run: Dagster's and dbt's output on stderr (default: a log file under <data_dir>/logs/)",
-    )
+    _output_options(ledger, "run: ")
     ledger.set_defaults(func=cmd_ledger)
 
     keys = sub.add_parser("keys", help="create, list or revoke API keys")

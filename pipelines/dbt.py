@@ -75,14 +75,17 @@ def build_args(*, select: str | None = None) -> list[str]:
 
 
 def _newest_project_file(settings: Settings) -> float:
-    return max(
-        p.stat().st_mtime
-        for p in settings.dbt_project_dir.rglob("*")
-        if p.is_file()
-        and p.suffix in {".sql", ".yml", ".yaml", ".csv"}
-        and "target" not in p.parts
-        and "logs" not in p.parts
-    )
+    """The newest change to the project's own files. dbt's output folders are not walked:
+    ``target`` holds a folder per dbt command (a failed one's is kept to read), and walking
+    them cost more than a second before every ledger run."""
+    newest = 0.0
+    for folder, subfolders, files in os.walk(settings.dbt_project_dir):
+        if folder == str(settings.dbt_project_dir):
+            subfolders[:] = [d for d in subfolders if d not in {"target", "logs"}]
+        for name in files:
+            if os.path.splitext(name)[1] in {".sql", ".yml", ".yaml", ".csv"}:
+                newest = max(newest, os.stat(os.path.join(folder, name)).st_mtime)
+    return newest
 
 
 def prepare_manifest(settings: Settings, *, force: bool = False) -> Path:

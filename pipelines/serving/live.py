@@ -18,7 +18,7 @@ import duckdb
 
 from pipelines.live.checker import EntityFacts, LiveChecker
 from pipelines.live.tiles import LIVE_CHECKS, live_tiles, warn_cluster
-from pipelines.serving.verify import SEVERITY_FLOOR, SHAPE_A, assurance_score, risk
+from pipelines.serving.verify import SHAPE_A, RiskBands, assurance_score
 
 WARN_CLUSTER_SEVERITY = "MEDIUM"  # seed flag_definitions
 LIVE_BUDGET_SECONDS = 12.0
@@ -93,7 +93,7 @@ def refresh(
         flags.append("WARN_CLUSTER")
         severities.append(WARN_CLUSTER_SEVERITY)
     score = assurance_score((t["status"], t["weight"]) for t in checks.values())
-    risk_score, level = risk(score, [s for s in severities if s in SEVERITY_FLOOR])
+    risk_score, level = RiskBands.read(con).risk(score, severities)
     response["assurance_score"] = score
     response["risk"] = {"score": risk_score, "level": level, "flags": flags}
     response["risk_score"] = risk_score

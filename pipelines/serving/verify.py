@@ -25,9 +25,6 @@ from pipelines.warehouse.verify_lookup import RECORD_MEMBERS
 
 # SPEC 3.2: the share of a check's weight each status scores; N/A is excluded from both sides.
 STATUS_SHARE = {"PASS": 1.0, "WARN": 0.5, "FAIL": 0.0}
-# Risk score floor of the most severe flag that fired, and the level bands (docs/verification.md).
-SEVERITY_FLOOR = {"CRITICAL": 90.0, "HIGH": 70.0, "MEDIUM": 40.0, "LOW": 0.0}
-LEVELS = ((90.0, "critical"), (70.0, "high"), (40.0, "medium"), (0.0, "low"))
 # SPEC 2.1 shape A members and the check each one carries.
 SHAPE_A = {
     "asic": "company_status",
@@ -93,13 +90,44 @@ def assurance_score(tiles: Iterable[tuple[str, float]]) -> float | None:
     return round(100.0 * points / counted, 1)
 
 
-def risk(score: float | None, severities: Iterable[str]) -> tuple[float, str]:
-    """Risk score (100 - assurance score, raised to the most severe flag's floor) and level."""
-    base = 0.0 if score is None else 100.0 - score
-    value = max([base, *(SEVERITY_FLOOR.get(s, 0.0) for s in severities)])
-    value = round(value, 1)
-    level = next(name for bound, name in LEVELS if value >= bound)
-    return value, level
+@dataclass(frozen=True)
+class RiskBands:
+    """The floor each flag severity puts under the risk score, and the level bands
+    (docs/verification.md, "Score and risk"). Declared once, in dbt_project.yml (var
+    ``risk_levels``): dbt's scoring macros compile from it and ``marts.risk_levels``
+    publishes it in the snapshot, where this reads it."""
+
+    floors: Mapping[str, float]
+    levels: tuple[tuple[float, str], ...]  # (lower bound, level), highest first
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Mapping[str, Any]]) -> RiskBands:
+        bands = sorted(rows, key=lambda r: float(r["risk_floor"]), reverse=True)
+        if not bands or float(bands[-1]["risk_floor"]) != 0.0:
+            raise ValueError("the risk bands must start at 0 (marts.risk_levels)")
+        return cls(
+            floors={str(b["severity"]): float(b["risk_floor"]) for b in bands},
+            levels=tuple((float(b["risk_floor"]), str(b["level"])) for b in bands),
+        )
+
+    @classmethod
+    def read(cls, con: duckdb.DuckDBPyConnection) -> RiskBands:
+        cursor = con.cursor()
+        try:
+            rows = cursor.execute(
+                "select severity, risk_floor, level from marts.risk_levels"
+            ).fetchall()
+        finally:
+            cursor.close()
+        return cls.from_rows({"severity": r[0], "risk_floor": r[1], "level": r[2]} for r in rows)
+
+    def risk(self, score: float | None, severities: Iterable[str]) -> tuple[float, str]:
+        """Risk score (100 - assurance score, raised to the most severe flag's floor) and
+        level; a severity without a band adds no floor."""
+        base = 0.0 if score is None else 100.0 - score
+        value = round(max([base, *(self.floors.get(s, 0.0) for s in severities)]), 1)
+        level = next(name for bound, name in self.levels if value >= bound)
+        return value, level
 
 
 def _catalogue(con: duckdb.DuckDBPyConnection, as_of: dt.date) -> dict[str, Check]:
@@ -163,6 +191,7 @@ class Context:
 
     as_of: dt.date
     catalogue: dict[str, Check]
+    bands: RiskBands
 
 
 def load_context(con: duckdb.DuckDBPyConnection, as_of: dt.date | None = None) -> Context:
@@ -172,7 +201,7 @@ def load_context(con: duckdb.DuckDBPyConnection, as_of: dt.date | None = None) -
             raise VerifyError("the snapshot records no as-of date", status=503)
         as_of = row[0]
     assert as_of is not None
-    return Context(as_of=as_of, catalogue=_catalogue(con, as_of))
+    return Context(as_of=as_of, catalogue=_catalogue(con, as_of), bands=RiskBands.read(con))
 
 
 def verify(
@@ -244,7 +273,7 @@ def verify(
     score = assurance_score((t["status"], t["weight"]) for t in tiles.values())
     if record is not None and not checks and not limited:
         score = record["assurance_score"]  # the mart's own figure (the same rule)
-    risk_score, level = risk(score, severities)
+    risk_score, level = context.bands.risk(score, severities)
     generated = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
     response: dict[str, Any] = {
         "abn": abn,

@@ -90,8 +90,7 @@ create table {snap}.meta.sources (
 
 # The last successful load of each source (the one whose data the warehouse holds) and the
 # files it read. 'unchanged' loads re-read the same files and leave the data as it was.
-_SOURCES_FROM_LOADS_AND_MANIFEST = """
-insert into {snap}.meta.sources
+_RANKED_LOADS = """
 with ranked_loads as (
     select
         load_id, source, status, extract_date, finished_at,
@@ -100,7 +99,12 @@ with ranked_loads as (
         ) as recency
     from {wh}.meta.loads
     where status = 'loaded'
-),
+)"""
+
+_SOURCES_FROM_LOADS_AND_MANIFEST = (
+    "insert into {snap}.meta.sources"
+    + _RANKED_LOADS
+    + """,
 last_loads as (
     select * from ranked_loads where recency = 1
 )
@@ -111,23 +115,18 @@ from last_loads as l
 left join {wh}.meta.manifest as m on m.load_id = l.load_id
 order by l.source, m.file_name
 """
-
-_SOURCES_FROM_LOADS_ONLY = """
-insert into {snap}.meta.sources
-with ranked_loads as (
-    select
-        load_id, source, status, extract_date, finished_at,
-        row_number() over (
-            partition by source order by coalesce(finished_at, started_at) desc, load_id desc
-        ) as recency
-    from {wh}.meta.loads
-    where status = 'loaded'
 )
+
+_SOURCES_FROM_LOADS_ONLY = (
+    "insert into {snap}.meta.sources"
+    + _RANKED_LOADS
+    + """
 select source, load_id, status, extract_date, finished_at, null, null, null, null
 from ranked_loads
 where recency = 1
 order by source
 """
+)
 
 
 _FAILURES_DDL = """

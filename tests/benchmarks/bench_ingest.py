@@ -29,7 +29,7 @@ def generate(records: int, fmt: str) -> Path:
     marker = landing / ".complete"
     if not marker.exists():
         shutil.rmtree(landing, ignore_errors=True)
-        from pipelines.sample import write_sample
+        from bvs_sample import write_sample
 
         started = time.perf_counter()
         write_sample(landing, scale=records, seed=7, abr_format=fmt)

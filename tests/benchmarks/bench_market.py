@@ -2,7 +2,7 @@
 
     python tests/benchmarks/bench_market.py [--products 2500] [--repeat 3]
 
-The sample generator's market module (``pipelines.sample.market``) writes a year of daily
+The sample generator's market module (``bvs_sample.market``) writes a year of daily
 landing files ending on the extract date for ``--products`` ASX products (2,500 is what it
 writes at the real scale, 20M ABN records) plus its 8 crypto and 7 forex pairs: ASIC short
 positions, end-of-day prices, positioning and the activist campaigns, and the ASX list of
@@ -85,9 +85,9 @@ def generate(products: int, extract: dt.date, landing: Path) -> Path:
     marker = landing / ".complete"
     if marker.exists():
         return landing
-    from pipelines.sample import formats as F
-    from pipelines.sample import market as M
-    from pipelines.sample.registers import REAL_SCALE
+    from bvs_sample import formats as F
+    from bvs_sample import market as M
+    from bvs_sample.registers import REAL_SCALE
 
     shutil.rmtree(landing, ignore_errors=True)
     landing.mkdir(parents=True)

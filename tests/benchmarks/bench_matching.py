@@ -54,9 +54,12 @@ def _part(index: int) -> str:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from bvs_sample import words as W
+    from bvs_sample.draws import cumulative
+    from bvs_sample.entity_types import ENTITY_TYPES
+    from bvs_sample.generate import ChunkGenerator
+    from bvs_sample.tasks import ChunkTask
     from pipelines.matching import normalise_name
-    from pipelines.sample import words as W
-    from pipelines.sample.generate import ENTITY_TYPES, ChunkGenerator, ChunkTask, _cumulative
 
     path = CACHE / f"part-{index:02d}.parquet"
     if path.exists():
@@ -67,7 +70,7 @@ def _part(index: int) -> str:
         company_part=Path(os.devnull), business_name_part=Path(os.devnull),
     )  # fmt: skip
     gen = ChunkGenerator(task)
-    cum = _cumulative([t.weight for t in ENTITY_TYPES])
+    cum = cumulative([t.weight for t in ENTITY_TYPES])
     names: list[str] = []
     i = 0
     while len(names) < PART:

@@ -19,6 +19,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 import pytest
+import yaml
 
 from pipelines.identifiers import abn_from_acn
 from pipelines.ingest.sources import SOURCES
@@ -372,6 +373,22 @@ def test_no_check_passes_on_data_that_was_never_loaded(built: tuple[Path, Path])
     assert verification == {"assurance_score": None, "risk_level": "low"}
 
 
+def test_the_published_risk_bands_are_the_declared_ones(built: tuple[Path, Path]) -> None:
+    """dbt_project.yml's var risk_levels is the one declaration: marts.risk_levels carries it
+    to the API (the scoring macros' bands are proven by the verifications unit test)."""
+    warehouse, _ = built
+    declared = yaml.safe_load((DBT_PROJECT_DIR / "dbt_project.yml").read_text())["vars"][
+        "risk_levels"
+    ]
+    published = query(
+        warehouse, "select severity, severity_rank, risk_floor, level from marts.risk_levels"
+    )
+    assert sorted(published, key=lambda r: r["severity_rank"]) == sorted(
+        ({**b, "risk_floor": float(b["risk_floor"])} for b in declared),
+        key=lambda b: b["severity_rank"],
+    )
+
+
 def test_live_tiles_come_from_the_live_checks_and_the_rest_say_not_run(
     built: tuple[Path, Path],
 ) -> None:
@@ -552,6 +569,7 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         ("marts", "phoenix_assessments", "BASE TABLE"),
         ("marts", "phoenix_links", "BASE TABLE"),
         ("marts", "risk_flags", "BASE TABLE"),
+        ("marts", "risk_levels", "BASE TABLE"),
         ("marts", "search_names", "BASE TABLE"),
         ("marts", "search_word_frequencies", "BASE TABLE"),
         ("marts", "search_words", "BASE TABLE"),

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from pipelines.ingest._abrscan import scan  # built by setup.py; CI must have it
 
+from bvs_sample import write_sample
 from pipelines.ingest import abr
-from pipelines.sample import write_sample
 
 FIXTURES = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "abr").glob("*.xml"))
 

@@ -15,13 +15,14 @@ from typing import Any
 
 import duckdb
 import pytest
+import yaml
 
 from pipelines.ingest.sources import SOURCES
 from pipelines.live.checker import LiveChecker
 from pipelines.live.run import check_and_store, check_many
 from pipelines.live.targets import entity_facts
 from pipelines.serving.live import refresh
-from pipelines.settings import get_settings
+from pipelines.settings import PROJECT_ROOT, get_settings
 from pipelines.warehouse.connection import create_table_sql
 from pipelines.warehouse.meta import ensure_meta
 from tests.live.conftest import AS_OF, LiveWorld
@@ -221,6 +222,12 @@ def test_verify_live_refreshes_the_tiles_and_recomputes_warn_cluster(
     )
     con.execute("create table marts.entity_names (abn varchar, name varchar, name_kind varchar)")
     con.execute("create table marts.risk_flags (abn varchar, flag_id varchar, severity varchar)")
+    con.execute(
+        "create table marts.risk_levels (severity varchar, risk_floor double, level varchar)"
+    )
+    declared = yaml.safe_load((PROJECT_ROOT / "dbt_project" / "dbt_project.yml").read_text())
+    con.executemany("insert into marts.risk_levels values (?, ?, ?)",
+                    [[b["severity"], b["risk_floor"], b["level"]] for b in declared["vars"]["risk_levels"]])  # fmt: skip
     con.execute(
         "insert into marts.entities values (?, false, '2005-01-01'), (?, false, '2005-01-01')",
         [NOBODY, ACME],

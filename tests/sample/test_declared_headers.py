@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from bvs_sample import write_sample
 from pipelines.ingest.files import discover
 from pipelines.ingest.public_registers import ASX_LISTED
 from pipelines.ingest.sources import SOURCES
-from pipelines.sample import write_sample
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.sample import DEFAULT_EXTRACT_DATE, write_sample
-from pipelines.sample import market as M
+from bvs_sample import DEFAULT_EXTRACT_DATE, write_sample
+from bvs_sample import market as M
 
 SCALE = 3_000
 SEED = 9

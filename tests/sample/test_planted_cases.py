@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from bvs_sample import write_sample
+from bvs_sample.cases.builder import THRESHOLDS, name_similarity, passes
 from pipelines.identifiers import abn_is_valid, acn_is_valid
 from pipelines.ingest.files import discover
 from pipelines.ingest.sources import SOURCES
 from pipelines.matching import person_names_match
-from pipelines.sample import write_sample
-from pipelines.sample.cases import THRESHOLDS, name_similarity, passes
 
 SCALE = 3_000
 CORE = ("abr", "asic_companies", "asic_business_names")

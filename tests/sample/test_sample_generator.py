@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from bvs_sample import DEFAULT_EXTRACT_DATE, SampleSummary, write_sample
+from bvs_sample import writer as sample_writer
 from pipelines.identifiers import abn_from_acn, abn_is_valid, acn_is_valid
-from pipelines.sample import DEFAULT_EXTRACT_DATE, SampleSummary, write_sample
-from pipelines.sample import writer as sample_writer
 
 SCALE = 4_000
 SEED = 7
@@ -508,7 +508,7 @@ def test_a_failing_worker_raises_instead_of_hanging(
 def test_workers_start_from_a_script_read_on_stdin(tmp_path: Path) -> None:
     script = (
         "from pathlib import Path\n"
-        "from pipelines.sample import write_sample\n"
+        "from bvs_sample import write_sample\n"
         f"write_sample(Path({str(tmp_path)!r}), scale=200, workers=2)\n"
     )
     subprocess.run([sys.executable, "-"], input=script, text=True, check=True, timeout=100)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 
-from pipelines.sample import words as W
+from bvs_sample import words as W
 
 
 def _draws(*indices: tuple[int, int]) -> Callable[[], float]:

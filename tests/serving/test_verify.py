@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
-from pipelines.serving.verify import VerifyError, assurance_score, parse_abn, risk
+import pytest
+import yaml
+
+from pipelines.serving.verify import RiskBands, VerifyError, assurance_score, parse_abn
+
+# The one declaration of the risk bands, which dbt compiles from and publishes
+DECLARED = yaml.safe_load(
+    (Path(__file__).parents[2] / "dbt_project" / "dbt_project.yml").read_text()
+)["vars"]["risk_levels"]
 
 
 @pytest.mark.parametrize(
@@ -41,7 +49,15 @@ def test_assurance_score_follows_spec_3_2(tiles: list, expected: float | None) -
 def test_risk_is_the_inverse_score_floored_by_the_worst_flag(
     score: float | None, severities: list[str], expected: tuple[float, str]
 ) -> None:
-    assert risk(score, severities) == expected
+    assert RiskBands.from_rows(DECLARED).risk(score, severities) == expected
+
+
+def test_the_bands_are_read_as_declared_and_must_start_at_zero() -> None:
+    moved = [dict(b, risk_floor=50) if b["level"] == "medium" else b for b in DECLARED]
+    assert RiskBands.from_rows(moved).risk(55.0, []) == (45.0, "low")
+    assert RiskBands.from_rows(moved).risk(100.0, ["MEDIUM"]) == (50.0, "medium")
+    with pytest.raises(ValueError, match="start at 0"):
+        RiskBands.from_rows([b for b in DECLARED if b["level"] != "low"])
 
 
 def test_abns_are_cleaned_and_checked() -> None:

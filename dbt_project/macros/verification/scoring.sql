@@ -36,22 +36,26 @@
     case when {{ weight_counted }} > 0 then round(cast(100.0 * {{ points }} / {{ weight_counted }} as numeric), 1) end
 {%- endmacro %}
 
+{# The risk bands of dbt_project.yml (var `risk_levels`), highest floor first. #}
+{% macro risk_levels() -%}
+    {{ return(var('risk_levels') | sort(attribute='risk_floor', reverse=true)) }}
+{%- endmacro %}
+
 {# The risk score floor of the most severe flag that fired (flag_definitions.severity_rank). #}
 {% macro flag_floor(max_severity_rank) -%}
     case {{ max_severity_rank }}
-        when 4 then 90
-        when 3 then 70
-        when 2 then 40
+        {%- for band in bvs.risk_levels() %}
+        when {{ band.severity_rank }} then {{ band.risk_floor }}
+        {%- endfor %}
         else 0
     end
 {%- endmacro %}
 
 {% macro flag_severity(max_severity_rank) -%}
     case {{ max_severity_rank }}
-        when 4 then 'CRITICAL'
-        when 3 then 'HIGH'
-        when 2 then 'MEDIUM'
-        when 1 then 'LOW'
+        {%- for band in bvs.risk_levels() %}
+        when {{ band.severity_rank }} then '{{ band.severity }}'
+        {%- endfor %}
     end
 {%- endmacro %}
 
@@ -60,12 +64,14 @@
     greatest(coalesce(100 - {{ assurance_score }}, 0), {{ flag_floor }})
 {%- endmacro %}
 
+{# The level whose band holds the risk score; the lowest band (floor 0) takes the rest. #}
 {% macro risk_level(risk_score) -%}
+    {%- set bands = bvs.risk_levels() -%}
     case
-        when {{ risk_score }} >= 90 then 'critical'
-        when {{ risk_score }} >= 70 then 'high'
-        when {{ risk_score }} >= 40 then 'medium'
-        else 'low'
+        {%- for band in bands[:-1] %}
+        when {{ risk_score }} >= {{ band.risk_floor }} then '{{ band.level }}'
+        {%- endfor %}
+        else '{{ bands[-1].level }}'
     end
 {%- endmacro %}
 

@@ -2,6 +2,10 @@
 -- flags of its ABN, but WARN_CLUSTER counted again over the supplier's own tiles (the
 -- ledger rows can add or remove a WARN; the rule is macros/verification/scoring.sql).
 
+-- Ephemeral, as int_ledger_tiles which it reads: both are inlined into ledger_verifications,
+-- their only reader, in one statement (docs/ledgers.md, "Speed").
+{{ config(materialized='ephemeral') }}
+
 with
 
 tiles as (

@@ -26,23 +26,20 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
+from bvs_sample import formats as F
+from bvs_sample import market as M
+from bvs_sample.cases import build_cases
+from bvs_sample.cases.builder import EXTRACT_AGE, CasePlan
+from bvs_sample.entity_types import UNKNOWN_ENTITY_TYPE_CODES
+from bvs_sample.families.abr import ABR_KINDS
+from bvs_sample.families.asic_companies import COMPANY_KINDS, UNKNOWN_COMPANY_STATUS
+from bvs_sample.families.business_names import BUSINESS_NAME_KINDS
+from bvs_sample.generate import generate_chunk
+from bvs_sample.ledgers import write_ledgers
+from bvs_sample.numbering import MAX_SCALE
+from bvs_sample.tasks import ChunkResult, ChunkTask
+from bvs_sample.zipwrite import DeflatedMember, write_zip
 from pipelines.ingest import tables as T
-from pipelines.sample import formats as F
-from pipelines.sample import market as M
-from pipelines.sample.cases import EXTRACT_AGE, CasePlan, build_cases
-from pipelines.sample.entity_types import UNKNOWN_ENTITY_TYPE_CODES
-from pipelines.sample.generate import (
-    ABR_KINDS,
-    BUSINESS_NAME_KINDS,
-    COMPANY_KINDS,
-    UNKNOWN_COMPANY_STATUS,
-    ChunkResult,
-    ChunkTask,
-    generate_chunk,
-)
-from pipelines.sample.ledgers import write_ledgers
-from pipelines.sample.numbering import MAX_SCALE
-from pipelines.sample.zipwrite import DeflatedMember, write_zip
 
 # Without an as-of date the sample is the fixed one the tests and benchmarks are built on
 # (as of 2026-11-20); `bvs sample --as-of today` (`make sample`) dates it for today.
@@ -104,12 +101,12 @@ class SampleSummary:
     as_of: dt.date | None = None  # the date the planted cases are built around
     cases: list[dict[str, Any]] = field(default_factory=list)  # planted cases (planted.json)
     unknown_codes: dict[str, list[str]] = field(default_factory=dict)
-    # Market sample (pipelines.sample.market): planted squeezers, calm names, live campaign;
+    # Market sample (bvs_sample.market): planted squeezers, calm names, live campaign;
     # the malformed market rows (also in ``planted``); the 002 short-position files.
     market: list[dict[str, Any]] = field(default_factory=list)
     market_malformed: list[PlantedRow] = field(default_factory=list)
     market_corrections: list[dict[str, Any]] = field(default_factory=list)
-    # Supplier ledgers (pipelines.sample.ledgers): files, planted cases.
+    # Supplier ledgers (bvs_sample.ledgers): files, planted cases.
     ledgers: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -28,11 +28,11 @@ import random
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bvs_sample import words as W
 from pipelines.matching import normalise_name, trigram_similarity
-from pipelines.sample import words as W
 
 if TYPE_CHECKING:
-    from pipelines.sample.cases import Builder
+    from bvs_sample.cases.builder import Builder
 
 CSV_LEDGER = ("harbour-health", "suppliers")
 XLSX_LEDGER = ("coastal-council", "vendors")

@@ -5,7 +5,7 @@ folder, reproducibly, with a few deliberately malformed rows listed in
 ``_sample/planted.json``.
 """
 
-from pipelines.sample.writer import (
+from bvs_sample.writer import (
     DEFAULT_AS_OF,
     DEFAULT_EXTRACT_DATE,
     PlantedRow,

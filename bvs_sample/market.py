@@ -44,19 +44,19 @@ from typing import Any
 
 import numpy as np
 
-from pipelines.ingest import tables as T
-from pipelines.sample import words as W
-from pipelines.sample.registers import (
+from bvs_sample import words as W
+from bvs_sample.families.asx import (
     ASX_CODE_CAPACITY,
     GICS,
-    REAL_SCALE,
     RESERVED_ASX_CODES,
     asx_codes,
 )
+from bvs_sample.registers import REAL_SCALE
+from pipelines.ingest import tables as T
 
 PRODUCTS_AT_REAL_SCALE = 2_500  # ASX products with prices at 20M ABN records
 MIN_PRODUCTS = 40
-CASE_ASX_CODES = 64  # codes after the chunks' slices left to the planted cases (cases.py)
+CASE_ASX_CODES = 64  # codes after the chunks' slices left to the planted cases (bvs_sample.cases)
 CALENDAR_DAYS = 365  # one year, ending on the extract date
 CUTOVER_MONTHS = 4  # short-position files switch from UTF-16/tab to UTF-8/comma
 
@@ -159,7 +159,7 @@ JCAP-VUL-2021,J Capital Research,Vulcan Energy Resources,VUL,,2021-10-27,,asset_
 
 assert {c[0] for c in CORE_ASX} | {
     row[3] for row in csv.reader(REAL_CAMPAIGNS_CSV.splitlines()[1:])
-} <= set(RESERVED_ASX_CODES), "real tickers must be reserved in registers.RESERVED_ASX_CODES"
+} <= set(RESERVED_ASX_CODES), "real tickers must be reserved in families.asx.RESERVED_ASX_CODES"
 
 
 # -- universe ---------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 Each output file is a :class:`Target`: its landing folder, file name, header, delimiter,
 quoting, line end and preamble. Rows are formatted here too, so the background generator
-(:mod:`pipelines.sample.registers`) and the planted cases (:mod:`pipelines.sample.cases`)
+(:mod:`bvs_sample.registers`) and the planted cases (:mod:`bvs_sample.cases`)
 write identical layouts.
 """
 
