@@ -2,8 +2,9 @@
 check, each job's selection (assets and checks) and the edges out of the tables the Python
 assets write (``raw``, ``meta``, ``live``: the dbt sources' keys).
 
-``definitions_shape.json`` holds it as it was before the sources were declared once
-(issue 22 item 4). A deliberate change (a new asset, check or job) rewrites it:
+``definitions_shape.json`` holds it as it was on main before the sources were declared once
+(issue 22 item 4; recorded from main at 82c805c, which the branch then matched exactly).
+A deliberate change (a renamed or removed asset, check or job) rewrites it:
 
     .venv/bin/python -m tests.defs.definitions_shape --write
 """
