@@ -11,106 +11,29 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from pipelines.ingest import tables as T
+
 CRLF = "\r\n"
 NBSP = "\u00a0"
 
-# -- column lists ---------------------------------------------------------------------------
+# -- column lists: each file's header, from the source's declaration (pipelines.ingest.tables) --
 
-OFFICEHOLDERS = (
-    "acn", "person_name", "role", "appointed_date", "ceased_date", "birth_date", "extracted_date",
-)  # fmt: skip
-ADVERSE = (
-    "regulator", "record_id", "abn", "entity_name", "action_type", "severity", "status",
-    "action_date", "resolved_date", "summary", "url",
-)  # fmt: skip
-GAZETTE = (
-    "notice_id", "published_date", "notice_type", "company_name", "acn", "abn", "summary", "url",
-)  # fmt: skip
-LICENCES = (
-    "register", "licence_number", "licensee_name", "abn", "acn", "licence_class", "trade",
-    "status", "granted_date", "expiry_date",
-)  # fmt: skip
-PPSR = (
-    "registration_number", "grantor_abn", "grantor_acn", "grantor_name", "collateral_class",
-    "start_date", "end_date",
-)  # fmt: skip
-INDUSTRY = ("abn", "anzsic_code", "anzsic_description")
-REGISTERS = (
-    "register", "record_id", "abn", "acn", "entity_name", "person_name", "status",
-    "status_date", "detail",
-)  # fmt: skip
+OFFICEHOLDERS = T.DIRECTORS_OFFICEHOLDERS.header
+ADVERSE = T.ADVERSE_RECORDS.header
+GAZETTE = T.GAZETTE_NOTICES.header
+LICENCES = T.LICENCES_LICENCES.header
+PPSR = T.PPSR_REGISTRATIONS.header
+INDUSTRY = T.INDUSTRY_ABN_INDUSTRY.header
+REGISTERS = T.REGISTERS_RECORDS.header
 
-BANNED_PERSONS = (
-    "REGISTER_NAME", "BD_PER_NAME", "BD_PER_TYPE", "BD_PER_DOC_NUM", "BD_PER_START_DT",
-    "BD_PER_END_DT", "BD_PER_ADD_LOCAL", "BD_PER_ADD_STATE", "BD_PER_ADD_PCODE",
-    "BD_PER_ADD_COUNTRY", "BD_PER_COMMENTS",
-)  # fmt: skip
-BANNED_ORGANISATIONS = (
-    "REGISTER_NAME", "BD_ORG_NAME", "BD_ORG_ACN", "BD_ORG_TYPE", "BD_ORG_START_DT",
-    "BD_ORG_END_DT", "BD_ORG_COMMENT",
-)  # fmt: skip
-AFS_LICENSEES = (
-    "REGISTER_NAME", "AFS_LIC_NUM", "AFS_LIC_NAME", "AFS_LIC_ABN_ACN", "AFS_LIC_START_DT",
-    "AFS_LIC_PRE_FSR", "AFS_LIC_ADD_LOCAL", "AFS_LIC_ADD_STATE", "AFS_LIC_ADD_PCODE",
-    "AFS_LIC_ADD_COUNTRY", "AFS_LIC_LAT", "AFS_LIC_LNG", "AFS_LIC_CONDITION",
-)  # fmt: skip
-CREDIT_LICENSEES = (
-    "REGISTER_NAME", "CRED_LIC_NUM", "CRED_LIC_NAME", "CRED_LIC_START_DT", "CRED_LIC_END_DT",
-    "CRED_LIC_STATUS", "CRED_LIC_ABN_ACN", "CRED_LIC_AFSL_NUM", "CRED_LIC_STATUS_HISTORY",
-    "CRED_LIC_LOCALITY", "CRED_LIC_STATE", "CRED_LIC_PCODE", "CRED_LIC_LAT", "CRED_LIC_LNG",
-    "CRED_LIC_EDRS", "CRED_LIC_BN", "CRED_LIC_AUTHORISATIONS",
-)  # fmt: skip
-LIQUIDATORS = (
-    "REGISTER_NAME", "LIQ_NUM", "LIQ_NAME", "OFF_LIQ_NUM", "LIQ_START_DT", "OFF_LIQ_START_DT",
-    "LIQ_STATUS", "LIQ_SUSP_DT", "LIQ_ADD_LOCAL", "LIQ_ADD_STATE", "LIQ_ADD_PCODE",
-    "LIQ_ADD_COUNTRY", "LIQ_FIRM",
-)  # fmt: skip
-# The advisers file has 76 columns; the parser reads the twelve LANDING.md names.
-_ADVISER_AUTHORISATIONS = (
-    "BASIC_DEPOSIT_PRODUCTS", "NON_BASIC_DEPOSIT_PRODUCTS", "DERIVATIVES", "FOREIGN_EXCHANGE",
-    "GENERAL_INSURANCE", "LIFE_INSURANCE_RISK", "LIFE_INSURANCE_INVESTMENT",
-    "MANAGED_INVESTMENT_SCHEMES", "IDPS", "RETIREMENT_SAVINGS_ACCOUNTS", "SECURITIES",
-    "SUPERANNUATION", "SMSF", "MARGIN_LENDING", "CARBON_UNITS", "AUSTRALIAN_CARBON_CREDIT_UNITS",
-    "ELIGIBLE_INTERNATIONAL_EMISSIONS_UNITS", "GOVERNMENT_DEBENTURES", "STOCKS_BONDS",
-    "CUSTODIAL_DEPOSITORY", "TAX_FINANCIAL_ADVICE", "STANDARD_MARGIN_LENDING",
-    "MISCELLANEOUS_FINANCIAL_INVESTMENT", "INVESTMENT_LIFE_INSURANCE", "FIRST_HOME_SAVER",
-    "CASH_MANAGEMENT_TRUST", "ANNUITIES", "PERSONAL_ADVICE", "GENERAL_ADVICE",
-    "CLASS_OF_PRODUCT_ADVICE", "RETAIL_CLIENTS", "WHOLESALE_CLIENTS",
-)  # fmt: skip
-ADVISERS = (
-    "REGISTER_NAME", "ADV_NAME", "ADV_NUMBER", "ADV_ROLE", "ADV_SUB_TYPE", "ADV_ROLE_STATUS",
-    "ADV_ABN", "ADV_FIRST_PROVIDED_ADVICE", "LICENCE_NAME", "LICENCE_NUMBER", "LICENCE_ABN",
-    "LICENCE_CONTROLLED_BY", "REP_APPOINTED_BY", "REP_APPOINTED_NUM", "REP_APPOINTED_ABN",
-    "ADV_START_DT", "ADV_END_DT", "ADV_DA_START_DT", "ADV_DA_END_DT", "ADV_DA_TYPE",
-    "ADV_DA_DESCRIPTION", "OVERALL_REGISTRATION_STATUS", "REGISTRATION_STATUS_UNDER_AFSL",
-    "REGISTRATION_START_DATE_UNDER_AFSL", "REGISTRATION_END_DATE_UNDER_AFSL", "ADV_ADD_LOCAL",
-    "ADV_ADD_STATE", "ADV_ADD_PCODE", "ADV_ADD_COUNTRY", "QUALIFICATIONS_AND_TRAINING",
-    "MEMBERSHIPS", "FURTHER_RESTRICTIONS", "ADV_CPD_FAILURE_YEAR", "EXPERIENCE_YEARS",
-    "QUALIFIED_TAX_RELEVANT_PROVIDER", "PREVIOUS_LICENSEES", "OTHER_NAMES", "LAST_UPDATED_DT",
-    "SOURCE_OF_DATA", "ADV_BIO", *_ADVISER_AUTHORISATIONS, "PROVIDES_FINANCIAL_ADVICE",
-    "AUTHORISED_REPRESENTATIVE", "ADV_EMAIL", "ADV_PHONE",
-)  # fmt: skip
-assert len(ADVISERS) == 76, len(ADVISERS)
-CHARITIES = (
-    "ABN", "Charity_Legal_Name", "Other_Organisation_Names", "Address_Type", "Address_Line_1",
-    "Address_Line_2", "Address_Line_3", "Town_City", "State", "Postcode", "Country",
-    "Charity_Website", "Registration_Date", "Date_Organisation_Established", "Charity_Size",
-    "Number_of_Responsible_Persons", "Financial_Year_End", "Operates_in_ACT", "Operates_in_NSW",
-    "Operates_in_NT", "Operates_in_QLD", "Operates_in_SA", "Operates_in_TAS", "Operates_in_VIC",
-    "Operates_in_WA", "Operating_Countries", "PBI", "HPC", "Preventing_or_relieving_suffering_of_animals",
-    "Advancing_Culture", "Advancing_Education", "Advancing_Health", "Promote_or_oppose_a_change_to_law__government_poll_or_prac",
-    "Advancing_natual_environment", "Promoting_or_protecting_human_rights", "Purposes_beneficial_to_ther_general_public_and_other_analogous",
-    "Promoting_reconciliation__mutual_respect_and_tolerance", "Advancing_Religion",
-    "Advancing_social_or_public_welfare", "Advancing_security_or_safety_of_Australia_or_Australian_public",
-    "Another_purpose_beneficial_to_the_community", "Aboriginal_or_TSI", "Adults", "Aged_Persons",
-    "Children", "Communities_Overseas", "Early_Childhood", "Ethnic_Groups", "Families",
-    "Females", "Financially_Disadvantaged", "Gay_Lesbian_Bisexual", "General_Community_in_Australia",
-    "Males", "Migrants_Refugees_or_Asylum_Seekers", "Other_Beneficiaries", "Other_Charities",
-    "People_at_risk_of_homelessness", "People_with_Chronic_Illness", "People_with_Disabilities",
-    "Pre_Post_Release_Offenders", "Rural_Regional_Remote_Communities", "Unemployed_Person",
-    "Veterans_or_their_families", "Victims_of_crime",
-)  # fmt: skip
-ASX = ("Company name", "ASX code", "GICS industry group")
+BANNED_PERSONS = T.ASIC_BANNED_PERSONS.header
+BANNED_ORGANISATIONS = T.ASIC_BANNED_ORGANISATIONS.header
+AFS_LICENSEES = T.ASIC_AFS_LICENSEES.header
+CREDIT_LICENSEES = T.ASIC_CREDIT_LICENSEES.header
+LIQUIDATORS = T.ASIC_LIQUIDATORS.header
+ADVISERS = T.ASIC_FINANCIAL_ADVISERS.header  # 76 columns; the parser reads twelve
+CHARITIES = T.ACNC_CHARITIES.header  # 65 columns; the parser reads fifteen
+ASX = T.ASX_LISTED_COMPANIES.header
 
 ADVERSE_REGULATORS = (
     "ACCC", "QBCC", "NSW_FAIR_TRADING", "VBA_BPC", "QLD_OFT", "FWO", "NDIS_COMMISSION",

@@ -52,6 +52,7 @@ from bvs_sample.families.asx import (
     asx_codes,
 )
 from bvs_sample.registers import REAL_SCALE
+from pipelines.ingest import tables as T
 
 PRODUCTS_AT_REAL_SCALE = 2_500  # ASX products with prices at 20M ABN records
 MIN_PRODUCTS = 40
@@ -109,15 +110,9 @@ FOREX: tuple[tuple[str, float, float, int], ...] = (
     ("AUDCHF", 0.548, 0.0050, 5),
 )  # fmt: skip
 
-SHORT_HEADER = (
-    "Product",
-    "Product Code",
-    "Reported Short Positions",
-    "Total Product in Issue",
-    "% of Total Product in Issue Reported as Short Positions",
-)
-POSITIONING_HEADER = "date,symbol,short_interest_pct,source"
-AMPLIFICATION_HEADER = "campaign_id,date,channel,mentions"
+SHORT_HEADER = T.ASIC_SHORT_POSITIONS.header
+POSITIONING_HEADER = ",".join(T.POSITIONING_SHORT_INTEREST.header)
+AMPLIFICATION_HEADER = ",".join(T.ACTIVIST_AMPLIFICATION.header)
 CHANNELS = ("forum", "news", "reddit", "twitter")
 ALLEGATIONS = ("accounting", "business_model", "asset_valuation", "governance", "fraud",
                "related_party", "operational")  # fmt: skip

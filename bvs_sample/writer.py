@@ -39,6 +39,7 @@ from bvs_sample.ledgers import write_ledgers
 from bvs_sample.numbering import MAX_SCALE
 from bvs_sample.tasks import ChunkResult, ChunkTask
 from bvs_sample.zipwrite import DeflatedMember, write_zip
+from pipelines.ingest import tables as T
 
 # Without an as-of date the sample is the fixed one the tests and benchmarks are built on
 # (as of 2026-11-20); `bvs sample --as-of today` (`make sample`) dates it for today.
@@ -59,16 +60,8 @@ MIN_MALFORMED = 6  # per source, so a small sample still has a couple of each ki
 COMPANY_ROWS_PER_RECORD = 0.215
 BUSINESS_NAME_ROWS_PER_RECORD = 0.165
 
-COMPANY_HEADER = (
-    "Company Name\tACN\tType\tClass\tSub Class\tStatus\tDate of Registration\t"
-    "Date of Deregistration\tPrevious State of Registration\tState Registration number\t"
-    "Modified since last report\tCurrent Name Indicator\tABN\tCurrent Name\t"
-    "Current Name Start Date"
-)
-BUSINESS_NAME_HEADER = (
-    "REGISTER_NAME\tBN_NAME\tBN_STATUS\tBN_REG_DT\tBN_CANCEL_DT\tBN_STATE_NUM\t"
-    "BN_STATE_OF_REG\tBN_ABN"
-)
+COMPANY_HEADER = "\t".join(T.ASIC_COMPANIES.header)
+BUSINESS_NAME_HEADER = "\t".join(T.ASIC_BUSINESS_NAMES.header)
 BOM = b"\xef\xbb\xbf"
 CRLF = "\r\n"
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dagster as dg
 
+from pipelines.ingest.sources import AREA_TAG, MARKET
+
 # The register and market pipeline: every asset but the supplier ledgers', which run per
 # customer and day (ledger_nightly).
 PIPELINE = dg.AssetSelection.all() - dg.AssetSelection.groups("ledgers")
@@ -16,24 +18,14 @@ everything = dg.define_asset_job(
 )
 
 # The market sources (daily files) and everything built from them: squeeze scores, activist
-# campaigns, the verification tiles that read them, the snapshot and the alerts.
+# campaigns, the verification tiles that read them, the snapshot and the alerts. The market
+# sources are those declared with area MARKET (pipelines.ingest.sources), whose raw tables
+# carry that tag.
+MARKET_SOURCES = dg.AssetSelection.tag(AREA_TAG, MARKET)
 
 market_daily = dg.define_asset_job(
     "bvs_market_daily",
-    selection=dg.AssetSelection.assets(
-        *[
-            dg.AssetKey(["raw", table])
-            for table in (
-                "asic__short_positions",
-                "prices__asx",
-                "prices__crypto",
-                "prices__forex",
-                "positioning__short_interest",
-                "activist__campaigns",
-                "activist__amplification",
-            )
-        ]
-    ).downstream(),
+    selection=MARKET_SOURCES.downstream(),
     description="Load the new day's market files, rebuild scores and tiles, publish, alert.",
     executor_def=dg.in_process_executor,
 )

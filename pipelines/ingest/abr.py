@@ -36,6 +36,7 @@ import pyarrow.compute as pc
 from lxml import etree
 
 from pipelines.identifiers import ABN_WEIGHTS
+from pipelines.ingest import tables
 from pipelines.ingest.base import (
     Batch,
     FileInfo,
@@ -44,7 +45,10 @@ from pipelines.ingest.base import (
     Quarantined,
     SourceFileError,
 )
-from pipelines.ingest.tables import ABR_ABNS, ABR_OTHER_NAMES
+
+# The raw tables' schemas (declared in tables: the XML has no headers to read by).
+ABNS = tables.ABR_ABNS.schema
+OTHER_NAMES = tables.ABR_OTHER_NAMES.schema
 
 CHUNK_BYTES = 8 * 1024 * 1024
 OUTSIDE_RECORD = "text outside a record"
@@ -648,7 +652,7 @@ def _to_batch(
         "source_file": _constant(file, n),
         "source_line": pa.array(lines, type=pa.int64()),
     }
-    abns = pa.Table.from_arrays([columns[f.name] for f in ABR_ABNS], schema=ABR_ABNS)
+    abns = pa.Table.from_arrays([columns[f.name] for f in ABNS], schema=ABNS)
     if reasons or dropped:
         abns = abns.filter(pa.array(keep))
     return Batch(
@@ -727,7 +731,7 @@ def _other_names(
             _constant(file, len(record)),
             pc.take(pa.array(lines, type=pa.int64()), indices),
         ],
-        schema=ABR_OTHER_NAMES,
+        schema=OTHER_NAMES,
     )
     return table.filter(pc.not_equal(name_array, "")) if len(record) else table
 

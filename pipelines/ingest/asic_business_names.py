@@ -12,41 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pipelines.ingest.base import Batch, FileInfo, LandingFile
-from pipelines.ingest.delimited import DelimitedSpec, IdKind, date_from_name, read_delimited
+from pipelines.ingest.delimited import date_from_name, declared_spec, read_delimited
 from pipelines.ingest.tables import ASIC_BUSINESS_NAMES
 
 TABLE = "business_names"
 
-SPEC = DelimitedSpec(
-    dataset="ASIC Business Names Dataset",
-    table=TABLE,
-    schema=ASIC_BUSINESS_NAMES,
-    columns={
-        "REGISTER_NAME": "register_name",
-        "BN_NAME": "bn_name",
-        "BN_STATUS": "bn_status",
-        "BN_REG_DT": "bn_reg_dt",
-        "BN_CANCEL_DT": "bn_cancel_dt",
-        "BN_STATE_NUM": "bn_state_num",
-        "BN_STATE_OF_REG": "bn_state_of_reg",
-        "BN_ABN": "bn_abn",
-    },
-    required=frozenset(
-        {
-            "REGISTER_NAME",
-            "BN_NAME",
-            "BN_STATUS",
-            "BN_REG_DT",
-            "BN_CANCEL_DT",
-            "BN_STATE_NUM",
-            "BN_STATE_OF_REG",
-            "BN_ABN",
-        }
-    ),
-    dates=frozenset({"bn_reg_dt", "bn_cancel_dt"}),
-    identifiers={"bn_abn": IdKind.ABN},
-    delimiter="\t",
-)
+SPEC = declared_spec("ASIC Business Names Dataset", TABLE, ASIC_BUSINESS_NAMES, delimiter="\t")
 
 
 def parse(file: LandingFile, batch_rows: int = 100_000) -> Iterator[Batch]:

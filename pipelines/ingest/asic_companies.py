@@ -15,40 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pipelines.ingest.base import Batch, FileInfo, LandingFile
-from pipelines.ingest.delimited import DelimitedSpec, IdKind, date_from_name, read_delimited
+from pipelines.ingest.delimited import date_from_name, declared_spec, read_delimited
 from pipelines.ingest.tables import ASIC_COMPANIES
 
 TABLE = "companies"
 
-SPEC = DelimitedSpec(
-    dataset="ASIC Company Dataset",
-    table=TABLE,
-    schema=ASIC_COMPANIES,
-    columns={
-        "Company Name": "company_name",
-        "ACN": "acn",
-        "Type": "type",
-        "Class": "class",
-        "Sub Class": "sub_class",
-        "Status": "status",
-        "Date of Registration": "date_of_registration",
-        "Date of Deregistration": "date_of_deregistration",  # not in 14- and 12-column files
-        "Previous State of Registration": "previous_state_of_registration",
-        "State Registration number": "state_registration_number",
-        "Modified since last report": "modified_since_last_report",
-        "Current Name Indicator": "current_name_indicator",
-        "ABN": "abn",
-        "Current Name": "current_name",
-        "Current Name Start Date": "current_name_start_date",
-    },
-    # Present in every published layout; the rest may be missing from older files.
-    required=frozenset(
-        {"Company Name", "ACN", "Type", "Class", "Sub Class", "Status", "Date of Registration"}
-    ),
-    dates=frozenset({"date_of_registration", "date_of_deregistration", "current_name_start_date"}),
-    identifiers={"acn": IdKind.ACN, "abn": IdKind.ABN},
-    delimiter="\t",
-)
+# Columns, headers and which ones older files may lack: tables.ASIC_COMPANIES.
+SPEC = declared_spec("ASIC Company Dataset", TABLE, ASIC_COMPANIES, delimiter="\t")
 
 
 def parse(file: LandingFile, batch_rows: int = 100_000) -> Iterator[Batch]:

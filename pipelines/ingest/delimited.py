@@ -61,6 +61,7 @@ from pipelines.identifiers import (
     clean_identifier,
 )
 from pipelines.ingest.base import Batch, LandingFile, Quarantined, SourceFileError
+from pipelines.ingest.tables import Layout
 
 LINEAGE_COLUMNS = ("source_file", "source_line")
 
@@ -148,6 +149,46 @@ class DelimitedSpec:
             problems.append(f"schema must end with the lineage columns {LINEAGE_COLUMNS}")
         if problems:
             raise ValueError(f"{self.dataset}: bad spec: {'; '.join(problems)}")
+
+
+_ID_KINDS = {"abn": IdKind.ABN, "acn": IdKind.ACN, "abn_or_acn": IdKind.ABN_OR_ACN}
+
+
+def declared_spec(
+    dataset: str,
+    table: str,
+    layout: Layout,
+    *,
+    delimiter: str | None,
+    quoted: bool = False,
+    date_format: DateFormat = "DD/MM/YYYY",
+    preamble_lines: int = 0,
+) -> DelimitedSpec:
+    """The spec of a file declared as a :class:`~pipelines.ingest.tables.Layout`.
+
+    The loaded columns with a header are read by it (required unless declared optional);
+    date columns are parsed in ``date_format``; abn, acn and abn_or_acn columns have their
+    check digits verified. Loaded columns without a header (values from the file name) are
+    the caller's to add, so the spec's schema holds only the read ones.
+    """
+    read = [c for c in layout.loaded if c.header is not None]
+    return DelimitedSpec(
+        dataset=dataset,
+        table=table,
+        schema=pa.schema([*(c.field() for c in read), *_lineage_fields(layout)]),
+        columns={c.header: c.name for c in read if c.header is not None},
+        required=frozenset(c.header for c in read if c.header is not None and not c.optional),
+        dates=frozenset(c.name for c in read if c.kind == "date"),
+        identifiers={c.name: _ID_KINDS[c.kind] for c in read if c.kind in _ID_KINDS},
+        delimiter=delimiter,
+        quoted=quoted,
+        date_format=date_format,
+        preamble_lines=preamble_lines,
+    )
+
+
+def _lineage_fields(layout: Layout) -> list[pa.Field]:
+    return [layout.schema.field(name) for name in LINEAGE_COLUMNS]
 
 
 def _nul_header(header: bytes) -> str:

@@ -27,31 +27,16 @@ import pyarrow.compute as pc
 
 from pipelines.ingest import tables as t
 from pipelines.ingest.base import Batch, FileInfo, LandingFile, Quarantined, SourceFileError
-from pipelines.ingest.delimited import DelimitedSpec, parse_typed, read_delimited
+from pipelines.ingest.delimited import declared_spec, parse_typed, read_delimited
 
 SHORT_POSITIONS_PATTERN = "*DailyAggShortPos.csv"
 _SHORT_NAME = re.compile(r"^RR(\d{8})-(\d{3})-SSDailyAggShortPos\.csv$", re.IGNORECASE)
 
-_FILE_COLUMNS = ("position_date", "version")
-SHORT_POSITIONS = DelimitedSpec(
-    dataset="ASIC daily aggregated short positions",
-    table="positions",
-    schema=pa.schema([f for f in t.ASIC_SHORT_POSITIONS if f.name not in _FILE_COLUMNS]),
-    columns={
-        "Product": "product",
-        "Product Code": "product_code",
-        "Reported Short Positions": "reported_short_positions",
-        "Total Product in Issue": "total_product_in_issue",
-        "% of Total Product in Issue Reported as Short Positions": "short_position_pct",
-    },
-    required=frozenset(
-        {
-            "Product Code",
-            "Reported Short Positions",
-            "Total Product in Issue",
-            "% of Total Product in Issue Reported as Short Positions",
-        }
-    ),
+# position_date and version come from the file name; the rest by header name.
+SHORT_POSITIONS = declared_spec(
+    "ASIC daily aggregated short positions",
+    "positions",
+    t.ASIC_SHORT_POSITIONS,
     delimiter=None,  # tab (UTF-16 files) or comma (UTF-8 files), read from the header
     quoted=True,
 )
@@ -78,8 +63,8 @@ def parse_short_positions(file: LandingFile, batch_rows: int = 100_000) -> Itera
         n = rows.num_rows
         rows = rows.add_column(0, "version", pa.array(np.full(n, version, dtype=np.int64)))
         rows = rows.add_column(0, "position_date", pa.array([day] * n, type=pa.date32()))
-        batch.tables["positions"] = rows.select(t.ASIC_SHORT_POSITIONS.names).cast(
-            t.ASIC_SHORT_POSITIONS
+        batch.tables["positions"] = rows.select(t.ASIC_SHORT_POSITIONS.schema.names).cast(
+            t.ASIC_SHORT_POSITIONS.schema
         )
         yield batch
 
@@ -92,7 +77,8 @@ def short_positions_info(file: LandingFile) -> FileInfo:
 # --- prices ---------------------------------------------------------------------------------
 
 PRICES_PATTERN = "*.txt"
-_PRICE_FIELDS = ("ticker", "trade_date", "open", "high", "low", "close", "volume")
+# the fields of a line, in the declared order (no header)
+_PRICE_FIELDS = tuple(c.name for c in t.PRICES_DAILY.loaded)
 _PRICE_NAME = re.compile(r"^(\d{8})\.txt$", re.IGNORECASE)
 
 
@@ -154,13 +140,13 @@ def parse_prices(file: LandingFile, batch_rows: int = 100_000) -> Iterator[Batch
     table = pa.table(typed).filter(pa.array(keep, type=pa.bool_())) if lines else None
     kept_lines = np.asarray(lines, dtype=np.int64)[keep] if lines else np.zeros(0, np.int64)
     if table is None:
-        rows = t.PRICES_DAILY.empty_table()
+        rows = t.PRICES_DAILY.schema.empty_table()
     else:
         rows = table.append_column(
             "source_file", pa.array([file.name] * table.num_rows, pa.string())
         )
         rows = rows.append_column("source_line", pa.array(kept_lines, pa.int64()))
-        rows = rows.cast(t.PRICES_DAILY)
+        rows = rows.cast(t.PRICES_DAILY.schema)
     for start in range(0, max(rows.num_rows, 1), batch_rows):
         yield Batch(
             tables={"daily": rows.slice(start, batch_rows)},

@@ -1,6 +1,6 @@
 """The project's own CSV formats (LANDING.md B: directors, adverse, gazette, licences, ...).
 
-One generic reader: a format is declared as column -> kind (``tables.py``) and read by
+One generic reader: a format is declared as column -> kind (``tables.project_layout``) and read by
 :mod:`pipelines.ingest.delimited`. The rules LANDING B sets for every such file:
 
 * UTF-8 (a BOM is tolerated), comma-separated, RFC 4180 quoting: a quoted field may hold
@@ -18,45 +18,24 @@ These folders accumulate files rather than replace them, so every matching file 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-
-import pyarrow as pa
+from collections.abc import Callable, Iterator
 
 from pipelines.ingest.base import Batch, FileInfo, LandingFile
-from pipelines.ingest.delimited import DelimitedSpec, IdKind, read_delimited
+from pipelines.ingest.delimited import DelimitedSpec, declared_spec, read_delimited
+from pipelines.ingest.tables import Layout
 
-_IDENTIFIER_KINDS = {"abn": IdKind.ABN, "acn": IdKind.ACN}
 
-
-def spec(dataset: str, table: str, columns: Mapping[str, str], schema: pa.Schema) -> DelimitedSpec:
-    """The DelimitedSpec of a project-format file declared as column -> kind.
-
-    ``schema`` is ``tables.project_schema(columns, ...)``: the header names are the column
-    names, and every column is required in the header.
-    """
-    return DelimitedSpec(
-        dataset=dataset,
-        table=table,
-        schema=schema,
-        columns={name: name for name in columns},
-        required=frozenset(columns),
-        dates=frozenset(name for name, kind in columns.items() if kind == "date"),
-        identifiers={
-            name: _IDENTIFIER_KINDS[kind]
-            for name, kind in columns.items()
-            if kind in _IDENTIFIER_KINDS
-        },
-        delimiter=",",
-        quoted=True,
-        date_format="YYYY-MM-DD",
+def spec(dataset: str, table: str, layout: Layout) -> DelimitedSpec:
+    """The DelimitedSpec of a project-format file (``tables.project_layout``): the header
+    names are the column names, every column is required in the header."""
+    return declared_spec(
+        dataset, table, layout, delimiter=",", quoted=True, date_format="YYYY-MM-DD"
     )
 
 
-def parser(
-    dataset: str, table: str, columns: Mapping[str, str], schema: pa.Schema
-) -> Callable[[LandingFile], Iterator[Batch]]:
+def parser(dataset: str, table: str, layout: Layout) -> Callable[[LandingFile], Iterator[Batch]]:
     """A single-file parser (for ``sources.each_file``) yielding ``Batch(tables={table: ...})``."""
-    declared = spec(dataset, table, columns, schema)
+    declared = spec(dataset, table, layout)
 
     def parse(file: LandingFile, batch_rows: int = 100_000) -> Iterator[Batch]:
         return read_delimited(file, declared, batch_rows)

@@ -26,215 +26,55 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Iterator, Mapping
-
-import pyarrow as pa
+from collections.abc import Callable, Iterator
 
 from pipelines.ingest import tables as t
 from pipelines.ingest.base import Batch, FileInfo, LandingFile
-from pipelines.ingest.delimited import DelimitedSpec, IdKind, read_delimited
+from pipelines.ingest.delimited import DelimitedSpec, declared_spec, read_delimited
 
+# Each register's columns, headers, kinds and keys are its layout in ``tables``; the
+# delimiter is read from the header line (it differs by file).
 
-def _spec(
-    dataset: str,
-    table: str,
-    schema: pa.Schema,
-    columns: Mapping[str, str],
-    *,
-    quoted: bool,
-    optional: frozenset[str] = frozenset(),
-    identifiers: Mapping[str, IdKind] | None = None,
-    preamble_lines: int = 0,
-) -> DelimitedSpec:
-    """A spec whose headers are all required but ``optional``; date32 columns are dates."""
-    return DelimitedSpec(
-        dataset=dataset,
-        table=table,
-        schema=schema,
-        columns=columns,
-        required=frozenset(columns) - optional,
-        dates=frozenset(f.name for f in schema if f.type == pa.date32()),
-        identifiers=identifiers or {},
-        delimiter=None,  # read from the header line
-        quoted=quoted,
-        preamble_lines=preamble_lines,
-    )
-
-
-def _lower(*headers: str) -> dict[str, str]:
-    return {header: header.lower() for header in headers}
-
-
-BANNED_PERSONS = _spec(
+BANNED_PERSONS = declared_spec(
     "ASIC Banned and Disqualified Persons",
     "banned_persons",
     t.ASIC_BANNED_PERSONS,
-    _lower(
-        "REGISTER_NAME",
-        "BD_PER_NAME",
-        "BD_PER_TYPE",
-        "BD_PER_DOC_NUM",
-        "BD_PER_START_DT",
-        "BD_PER_END_DT",
-        "BD_PER_ADD_LOCAL",
-        "BD_PER_ADD_STATE",
-        "BD_PER_ADD_PCODE",
-        "BD_PER_ADD_COUNTRY",
-        "BD_PER_COMMENTS",
-    ),
+    delimiter=None,
     quoted=True,
 )
-
-BANNED_ORGANISATIONS = _spec(
+BANNED_ORGANISATIONS = declared_spec(
     "ASIC Banned and Disqualified Organisations",
     "banned_organisations",
     t.ASIC_BANNED_ORGANISATIONS,
-    _lower(
-        "REGISTER_NAME",
-        "BD_ORG_NAME",
-        "BD_ORG_ACN",
-        "BD_ORG_TYPE",
-        "BD_ORG_START_DT",
-        "BD_ORG_END_DT",
-        "BD_ORG_COMMENT",
-    ),
-    quoted=False,
-    identifiers={"bd_org_acn": IdKind.ACN},
+    delimiter=None,
 )
-
-AFS_LICENSEES = _spec(
-    "ASIC AFS Licensee dataset",
-    "afs_licensees",
-    t.ASIC_AFS_LICENSEES,
-    _lower(
-        "REGISTER_NAME",
-        "AFS_LIC_NUM",
-        "AFS_LIC_NAME",
-        "AFS_LIC_ABN_ACN",
-        "AFS_LIC_START_DT",
-        "AFS_LIC_PRE_FSR",
-        "AFS_LIC_ADD_LOCAL",
-        "AFS_LIC_ADD_STATE",
-        "AFS_LIC_ADD_PCODE",
-        "AFS_LIC_ADD_COUNTRY",
-        "AFS_LIC_LAT",
-        "AFS_LIC_LNG",
-        "AFS_LIC_CONDITION",
-    ),
-    quoted=True,
-    identifiers={"afs_lic_abn_acn": IdKind.ABN_OR_ACN},
+AFS_LICENSEES = declared_spec(
+    "ASIC AFS Licensee dataset", "afs_licensees", t.ASIC_AFS_LICENSEES, delimiter=None, quoted=True
 )
-
-CREDIT_LICENSEES = _spec(
+CREDIT_LICENSEES = declared_spec(
     "ASIC Credit Licensee dataset",
     "credit_licensees",
     t.ASIC_CREDIT_LICENSEES,
-    _lower(
-        "REGISTER_NAME",
-        "CRED_LIC_NUM",
-        "CRED_LIC_NAME",
-        "CRED_LIC_START_DT",
-        "CRED_LIC_END_DT",
-        "CRED_LIC_STATUS",
-        "CRED_LIC_ABN_ACN",
-        "CRED_LIC_AFSL_NUM",
-        "CRED_LIC_STATUS_HISTORY",
-        "CRED_LIC_LOCALITY",
-        "CRED_LIC_STATE",
-        "CRED_LIC_PCODE",
-        "CRED_LIC_LAT",
-        "CRED_LIC_LNG",
-        "CRED_LIC_EDRS",
-        "CRED_LIC_BN",
-        "CRED_LIC_AUTHORISATIONS",
-    ),
-    quoted=True,
-    identifiers={"cred_lic_abn_acn": IdKind.ABN_OR_ACN},
-)
-
-LIQUIDATORS = _spec(
-    "ASIC Registered Liquidators",
-    "liquidators",
-    t.ASIC_LIQUIDATORS,
-    _lower(
-        "REGISTER_NAME",
-        "LIQ_NUM",
-        "LIQ_NAME",
-        "OFF_LIQ_NUM",
-        "LIQ_START_DT",
-        "OFF_LIQ_START_DT",
-        "LIQ_STATUS",
-        "LIQ_SUSP_DT",
-        "LIQ_ADD_LOCAL",
-        "LIQ_ADD_STATE",
-        "LIQ_ADD_PCODE",
-        "LIQ_ADD_COUNTRY",
-        "LIQ_FIRM",
-    ),
+    delimiter=None,
     quoted=True,
 )
-
-FINANCIAL_ADVISERS = _spec(
+LIQUIDATORS = declared_spec(
+    "ASIC Registered Liquidators", "liquidators", t.ASIC_LIQUIDATORS, delimiter=None, quoted=True
+)
+FINANCIAL_ADVISERS = declared_spec(
     "ASIC Financial Advisers register",
     "financial_advisers",
     t.ASIC_FINANCIAL_ADVISERS,
-    _lower(
-        "REGISTER_NAME",
-        "ADV_NAME",
-        "ADV_NUMBER",
-        "ADV_ROLE",
-        "ADV_ROLE_STATUS",
-        "ADV_ABN",
-        "LICENCE_NAME",
-        "LICENCE_NUMBER",
-        "LICENCE_ABN",
-        "ADV_START_DT",
-        "ADV_END_DT",
-        "OVERALL_REGISTRATION_STATUS",
-    ),
-    quoted=False,
-    identifiers={"adv_abn": IdKind.ABN, "licence_abn": IdKind.ABN},
+    delimiter=None,
 )
-
-_ACNC_ADDRESS = (
-    "Address_Type",
-    "Address_Line_1",
-    "Address_Line_2",
-    "Address_Line_3",
-    "Town_City",
-    "State",
-    "Postcode",
-    "Country",
-    "Charity_Website",
-    "Date_Organisation_Established",
-    "Charity_Size",
+CHARITIES = declared_spec(
+    "ACNC Charity Register", "charities", t.ACNC_CHARITIES, delimiter=None, quoted=True
 )
-CHARITIES = _spec(
-    "ACNC Charity Register",
-    "charities",
-    t.ACNC_CHARITIES,
-    _lower(
-        "ABN",
-        "Charity_Legal_Name",
-        "Other_Organisation_Names",
-        "Registration_Date",
-        *_ACNC_ADDRESS,
-    ),
-    quoted=True,
-    # Only the columns LANDING.md names are required; the others load as null if renamed.
-    optional=frozenset(_ACNC_ADDRESS),
-    identifiers={"abn": IdKind.ABN},
-)
-
-ASX_LISTED = _spec(
+ASX_LISTED = declared_spec(
     "ASX listed companies",
     "listed_companies",
     t.ASX_LISTED_COMPANIES,
-    {
-        "Company name": "company_name",
-        "ASX code": "asx_code",
-        "GICS industry group": "gics_industry_group",
-    },
+    delimiter=None,
     quoted=True,
     preamble_lines=2,  # the title line and a blank line
 )

@@ -1,8 +1,9 @@
-"""Every landing source, declared once: folder, file patterns, parser, raw tables, checks.
+"""Every landing source, declared once: folder, file patterns, parser, area, raw tables
+(their columns declared in ``tables.py``), checks.
 
-Adding a source is one entry in ``SOURCES`` (plus its parser module and one dbt staging
-model); the loader, the Dagster assets and checks, ``bvs status`` and the snapshot's source
-list are all driven from here.
+Adding a source is one entry in ``SOURCES`` (plus its layout, its parser or spec, and one
+dbt source and staging model); the loader, the Dagster assets, their checks and tags (and so
+the jobs' selections), ``bvs status`` and the snapshot's source list are all driven from here.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from pipelines.ingest.public_registers import (
     FINANCIAL_ADVISERS,
     LIQUIDATORS,
 )
-from pipelines.ingest.tables import ABR_ABNS, ABR_OTHER_NAMES, ASIC_BUSINESS_NAMES, ASIC_COMPANIES
+from pipelines.ingest.tables import Layout
 from pipelines.warehouse.quality import TableChecks
 
 # A parser reads the files of one snapshot in order, yielding (file, batch) pairs. Parsers
@@ -61,9 +62,19 @@ def each_file(parse_one: Callable[[LandingFile], Iterator[Batch]]) -> Parser:
 @dataclass(frozen=True)
 class RawTable:
     name: str  # table in schema ``raw``; the Dagster asset key is ["raw", name]
-    schema: pa.Schema
+    layout: Layout  # its columns as the landing file lays them out (tables.py)
     checks: TableChecks
     description: str
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self.layout.schema
+
+
+# The area of a source: the job that loads it (the tag AREA_TAG of its raw tables).
+REGISTERS = "registers"  # the weekly register refresh (bvs_everything)
+MARKET = "market"  # also the daily market refresh (bvs_market_daily) and what it rebuilds
+AREA_TAG = "bvs/area"
 
 
 @dataclass(frozen=True)
@@ -82,6 +93,12 @@ class Source:
     # Daily files that accumulate (one per day, never rewritten): a load parses only the
     # files the previous load did not read and carries the rest over (warehouse.loader).
     incremental: bool = False
+    area: str = REGISTERS  # REGISTERS | MARKET: its raw tables' tag AREA_TAG
+
+    @property
+    def tags(self) -> dict[str, str]:
+        """Tags of the source's raw-table assets (the jobs select by them)."""
+        return {AREA_TAG: self.area}
 
 
 # ASIC names its company and business-name extracts by month (`company_YYYYMM.csv`), so
@@ -91,20 +108,37 @@ class Source:
 MONTH_NAMED_REFRESH_DAYS = 31 + 7
 
 
-def _table(name: str, schema: pa.Schema, description: str, **checks: object) -> RawTable:
-    return RawTable(name, schema, TableChecks(table=f"raw.{name}", **checks), description)  # type: ignore[arg-type]
+def raw_table(
+    name: str,
+    layout: Layout,
+    description: str,
+    *,
+    key: tuple[str, ...],
+    key_filter: str | None = None,
+    accumulates: bool = False,
+) -> RawTable:
+    """A raw table and its checks; its ABN and ACN columns (kinds abn, acn) are checked for
+    check digits."""
+    checks = TableChecks(
+        table=f"raw.{name}",
+        key=key,
+        abn_columns=tuple(c.name for c in layout.loaded if c.kind == "abn"),
+        acn_columns=tuple(c.name for c in layout.loaded if c.kind == "acn"),
+        key_filter=key_filter,
+        accumulates=accumulates,
+    )
+    return RawTable(name, layout, checks, description)
 
 
 def _register(
     name: str,
+    layout: Layout,
     spec: DelimitedSpec,
     table: str,
     table_description: str,
     *,
     key: tuple[str, ...],
     description: str,
-    abn_columns: tuple[str, ...] = (),
-    acn_columns: tuple[str, ...] = (),
     patterns: tuple[str, ...] = ("*.csv",),
     file_info: Callable[[LandingFile], FileInfo] = public_registers.file_info,
 ) -> Source:
@@ -118,13 +152,11 @@ def _register(
         folder=name,
         patterns=patterns,
         tables={
-            spec.table: _table(
+            spec.table: raw_table(
                 table,
-                spec.schema,
+                layout,
                 table_description,
                 key=key,
-                abn_columns=abn_columns,
-                acn_columns=acn_columns,
             )
         },
         parse=each_file(public_registers.parser(spec)),
@@ -140,17 +172,15 @@ def _project(
     pattern: str,
     key_name: str,
     table: str,
-    columns: dict[str, str],
-    schema: pa.Schema,
+    layout: Layout,
     label: str,
     table_description: str,
     *,
     description: str,
     key: tuple[str, ...],
-    abn_columns: tuple[str, ...] = (),
-    acn_columns: tuple[str, ...] = (),
     folder: str | None = None,
     incremental: bool = False,
+    area: str = REGISTERS,
 ) -> Source:
     """A project-format source (LANDING.md B): files accumulate (every file is read)."""
     return Source(
@@ -158,20 +188,19 @@ def _project(
         folder=folder or name,
         patterns=(pattern,),
         tables={
-            key_name: _table(
+            key_name: raw_table(
                 table,
-                schema,
+                layout,
                 table_description,
                 key=key,
-                abn_columns=abn_columns,
-                acn_columns=acn_columns,
             )
         },
-        parse=each_file(project_csv.parser(label, key_name, columns, schema)),
+        parse=each_file(project_csv.parser(label, key_name, layout)),
         file_info=project_csv.file_info,
         snapshot_key=every_file_key,
         description=description,
         incremental=incremental,
+        area=area,
     )
 
 
@@ -182,7 +211,7 @@ def _prices(market: str, what: str) -> Source:
         folder=f"prices/{market}",
         patterns=(market_files.PRICES_PATTERN,),
         tables={
-            "daily": _table(
+            "daily": raw_table(
                 f"prices__{market}",
                 t.PRICES_DAILY,
                 f"End-of-day prices of {what}: one row per ticker and trading day.",
@@ -195,6 +224,7 @@ def _prices(market: str, what: str) -> Source:
         snapshot_key=every_file_key,
         incremental=True,
         refresh_days=4,  # a long weekend
+        area=MARKET,
         description=f"End-of-day prices, {what} (daily files, accumulating)",
     )
 
@@ -207,19 +237,17 @@ SOURCES: dict[str, Source] = {
             folder="abr",
             patterns=("*public??.xml",),
             tables={
-                "abns": _table(
+                "abns": raw_table(
                     "abr__abns",
-                    ABR_ABNS,
+                    t.ABR_ABNS,
                     "ABR ABN Bulk Extract: one row per ABN (entity, status, GST, address, ACN).",
                     key=("abn",),
-                    abn_columns=("abn",),
                 ),
-                "other_names": _table(
+                "other_names": raw_table(
                     "abr__other_names",
-                    ABR_OTHER_NAMES,
+                    t.ABR_OTHER_NAMES,
                     "ABR ABN Bulk Extract: trading (TRD), business (BN), other (OTN) and DGR names.",
                     key=(),
-                    abn_columns=("abn",),
                 ),
             },
             parse=abr.parse_files,
@@ -233,14 +261,12 @@ SOURCES: dict[str, Source] = {
             folder="asic_companies",
             patterns=("company_??????.csv",),
             tables={
-                "companies": _table(
+                "companies": raw_table(
                     "asic__companies",
-                    ASIC_COMPANIES,
+                    t.ASIC_COMPANIES,
                     "ASIC Company Dataset: every name row (current and former) of every company.",
                     key=("acn",),
                     key_filter="current_name_indicator = 'Y'",
-                    abn_columns=("abn",),
-                    acn_columns=("acn",),
                 ),
             },
             parse=each_file(asic_companies.parse),
@@ -253,12 +279,11 @@ SOURCES: dict[str, Source] = {
             folder="asic_business_names",
             patterns=("business_names_??????*.csv",),
             tables={
-                "business_names": _table(
+                "business_names": raw_table(
                     "asic__business_names",
-                    ASIC_BUSINESS_NAMES,
+                    t.ASIC_BUSINESS_NAMES,
                     "ASIC Business Names Dataset: one row per registered, cancelled or deregistered name.",
                     key=(),
-                    abn_columns=("bn_abn",),
                 ),
             },
             parse=each_file(asic_business_names.parse),
@@ -274,7 +299,6 @@ SOURCES: dict[str, Source] = {
             "officeholders*.csv",
             "officeholders",
             "directors__officeholders",
-            t.DIRECTORS_OFFICEHOLDERS_COLUMNS,
             t.DIRECTORS_OFFICEHOLDERS,
             "officeholders",
             "Company officeholders (directors, secretaries) by ACN, current and ceased.",
@@ -283,94 +307,78 @@ SOURCES: dict[str, Source] = {
             # that lists it (told apart only by extracted_date), and a person's name
             # is not an identifier. Staging keeps the latest extract of each.
             key=(),
-            acn_columns=("acn",),
         ),
         _project(
             "adverse",
             "*.csv",  # <regulator>*.csv
             "records",
             "adverse__records",
-            t.ADVERSE_RECORDS_COLUMNS,
             t.ADVERSE_RECORDS,
             "adverse records",
             "Regulators' enforcement and compliance actions (ACCC, QBCC, FWO, ...).",
             description="Regulators' adverse records (project CSV, one file per regulator)",
             key=("regulator", "record_id"),
-            abn_columns=("abn",),
         ),
         _project(
             "gazette",
             "notices*.csv",
             "notices",
             "gazette__notices",
-            t.GAZETTE_NOTICES_COLUMNS,
             t.GAZETTE_NOTICES,
             "gazette notices",
             "Insolvency and deregistration notices published about companies.",
             description="Published notices (project CSV, accumulating)",
             key=("notice_id",),
-            abn_columns=("abn",),
-            acn_columns=("acn",),
         ),
         _project(
             "licences",
             "*.csv",  # <register>*.csv
             "licences",
             "licences__licences",
-            t.LICENCES_LICENCES_COLUMNS,
             t.LICENCES_LICENCES,
             "licences",
             "Trade licences (QBCC, NSW Fair Trading, VBA, SA CBS) and their status.",
             description="Trade licence registers (project CSV, one file per register)",
             key=("register", "licence_number"),
-            abn_columns=("abn",),
-            acn_columns=("acn",),
         ),
         _project(
             "industry",
             "abn_industry*.csv",
             "abn_industry",
             "industry__abn_industry",
-            t.INDUSTRY_ABN_INDUSTRY_COLUMNS,
             t.INDUSTRY_ABN_INDUSTRY,
             "ABN industry",
             "ANZSIC industry classification by ABN.",
             description="ANZSIC industry by ABN (project CSV)",
             key=("abn",),
-            abn_columns=("abn",),
         ),
         _project(
             "ppsr",
             "registrations*.csv",
             "registrations",
             "ppsr__registrations",
-            t.PPSR_REGISTRATIONS_COLUMNS,
             t.PPSR_REGISTRATIONS,
             "PPSR registrations",
             "PPSR security interests registered against a grantor (ABN/ACN).",
             description="PPSR registrations by grantor (project CSV, accumulating)",
             key=("registration_number",),
-            abn_columns=("grantor_abn",),
-            acn_columns=("grantor_acn",),
         ),
         _project(
             "registers",
             "*.csv",  # <register>*.csv
             "records",
             "registers__records",
-            t.REGISTERS_RECORDS_COLUMNS,
             t.REGISTERS_RECORDS,
             "register records",
             "Other public registers (tax practitioners, APRA, tax debt, WGEA, ...).",
             description="Other public registers (project CSV, one file per register)",
             key=("register", "record_id"),
-            abn_columns=("abn",),
-            acn_columns=("acn",),
         ),
         # --- other ASIC and ACNC registers, ASX list (LANDING.md A): each file is a whole
         # register with no date in its name, so only the newest file is read.
         _register(
             "asic_banned_persons",
+            t.ASIC_BANNED_PERSONS,
             BANNED_PERSONS,
             "asic__banned_persons",
             "ASIC Banned and Disqualified Persons: one row per banning or disqualification.",
@@ -380,15 +388,16 @@ SOURCES: dict[str, Source] = {
         ),
         _register(
             "asic_banned_organisations",
+            t.ASIC_BANNED_ORGANISATIONS,
             BANNED_ORGANISATIONS,
             "asic__banned_organisations",
             "ASIC Banned and Disqualified Organisations: one row per banning.",
             key=(),  # an organisation can be banned more than once
-            acn_columns=("bd_org_acn",),
             description="ASIC Banned and Disqualified Organisations (tab-separated, snapshot)",
         ),
         _register(
             "asic_afs_licensees",
+            t.ASIC_AFS_LICENSEES,
             AFS_LICENSEES,
             "asic__afs_licensees",
             "ASIC AFS Licensee dataset: one row per Australian financial services licence.",
@@ -398,6 +407,7 @@ SOURCES: dict[str, Source] = {
         ),
         _register(
             "asic_credit_licensees",
+            t.ASIC_CREDIT_LICENSEES,
             CREDIT_LICENSEES,
             "asic__credit_licensees",
             "ASIC Credit Licensee dataset: one row per Australian credit licence.",
@@ -406,6 +416,7 @@ SOURCES: dict[str, Source] = {
         ),
         _register(
             "asic_liquidators",
+            t.ASIC_LIQUIDATORS,
             LIQUIDATORS,
             "asic__liquidators",
             "ASIC Registered Liquidators: one row per registered liquidator (no ABN).",
@@ -414,27 +425,28 @@ SOURCES: dict[str, Source] = {
         ),
         _register(
             "asic_financial_advisers",
+            t.ASIC_FINANCIAL_ADVISERS,
             FINANCIAL_ADVISERS,
             "asic__financial_advisers",
             "ASIC Financial Advisers register: one row per adviser role and licensee.",
             # No key: one adviser (ADV_NUMBER) appears once per role, licensee and period,
             # and LANDING.md documents no unique column set.
             key=(),
-            abn_columns=("adv_abn", "licence_abn"),
             description="ASIC Financial Advisers register (tab-separated, snapshot)",
         ),
         _register(
             "acnc_charities",
+            t.ACNC_CHARITIES,
             CHARITIES,
             "acnc__charities",
             "ACNC Charity Register: one row per registered charity.",
             key=("abn",),
-            abn_columns=("abn",),
             patterns=("datadotgov_main.csv",),
             description="ACNC Charity Register (quoted CSV, snapshot)",
         ),
         _register(
             "asx_listed",
+            t.ASX_LISTED_COMPANIES,
             ASX_LISTED,
             "asx__listed_companies",
             "ASX listed companies: ticker, company name and GICS industry group.",
@@ -449,7 +461,7 @@ SOURCES: dict[str, Source] = {
             folder="asic_short_positions",
             patterns=(market_files.SHORT_POSITIONS_PATTERN,),
             tables={
-                "positions": _table(
+                "positions": raw_table(
                     "asic__short_positions",
                     t.ASIC_SHORT_POSITIONS,
                     "ASIC daily aggregated short positions: one row per product, position date"
@@ -463,6 +475,7 @@ SOURCES: dict[str, Source] = {
             snapshot_key=every_file_key,
             incremental=True,
             refresh_days=7,  # published about four business days after the position date
+            area=MARKET,
             description="ASIC daily aggregated short positions (UTF-16 tab or UTF-8 comma, daily)",
         ),
         _prices("asx", "ASX products"),
@@ -473,39 +486,38 @@ SOURCES: dict[str, Source] = {
             "*.csv",  # <market>*.csv
             "short_interest",
             "positioning__short_interest",
-            t.POSITIONING_SHORT_INTEREST_COLUMNS,
             t.POSITIONING_SHORT_INTEREST,
             "positioning",
             "Crypto and forex short-interest proxies: one row per symbol and date.",
             description="Crypto and forex positioning (project CSV, accumulating)",
             key=("symbol", "date"),
+            area=MARKET,
         ),
         _project(
             "activist_campaigns",
             "campaigns*.csv",
             "campaigns",
             "activist__campaigns",
-            t.ACTIVIST_CAMPAIGNS_COLUMNS,
             t.ACTIVIST_CAMPAIGNS,
             "activist campaigns",
             "Documented activist short-seller campaigns: one row per campaign.",
             description="Activist short-seller campaigns (project CSV)",
             key=("campaign_id",),
-            abn_columns=("abn",),
             folder="activist",
+            area=MARKET,
         ),
         _project(
             "activist_amplification",
             "amplification*.csv",
             "amplification",
             "activist__amplification",
-            t.ACTIVIST_AMPLIFICATION_COLUMNS,
             t.ACTIVIST_AMPLIFICATION,
             "activist amplification",
             "Mentions of a campaign per day and channel (its coordinated amplification).",
             description="Activist campaign amplification (project CSV)",
             key=("campaign_id", "date", "channel"),
             folder="activist",
+            area=MARKET,
         ),
     ]
 }

@@ -641,9 +641,9 @@ def test_parse_needs_no_warehouse_file(tmp_path: Path) -> None:
     result = run_dbt("parse", warehouse, tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     manifest = json.loads((tmp_path / "target" / "manifest.json").read_text())
+    # each source's warehouse address, its Dagster asset key (BvsTranslator.get_asset_key)
     sources = {
-        s["identifier"]: s["config"]["meta"]["dagster"]["asset_key"]
-        for s in manifest["sources"].values()
+        s["identifier"]: [s["schema"], s["identifier"]] for s in manifest["sources"].values()
     }
     raw = {name: ["raw", name] for name in (t.split(".")[1] for t in RAW_TABLES)}
     meta = {name: ["meta", name] for name in ("loads", "manifest", "raw_tables")}

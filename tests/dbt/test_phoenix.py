@@ -17,6 +17,7 @@ import pytest
 from test_dbt_build import ABNS, ACME_ABN, ACME_ACN, make_warehouse, query, run_dbt
 
 from pipelines.identifiers import abn_from_acn
+from pipelines.ingest import tables
 from pipelines.ingest.sources import SOURCES
 from pipelines.settings import Settings, get_settings
 from pipelines.warehouse.connection import warehouse
@@ -31,13 +32,9 @@ OLDCO_ACN = make_acn(102)  # deregistered 2025-01-15; its director now runs NEWC
 NAMESAKE_ACN = make_acn(103)  # deregistered too; a different JOHN SMITH (born 1985)
 FILLER_ACNS = [make_acn(n) for n in (104, 105, 106)]
 
-COMPANY_HEADER = (
-    "Company Name\tACN\tType\tClass\tSub Class\tStatus\tDate of Registration\t"
-    "Date of Deregistration\tPrevious State of Registration\tState Registration number\t"
-    "Modified since last report\tCurrent Name Indicator\tABN\tCurrent Name\t"
-    "Current Name Start Date"
-)
-OFFICEHOLDERS_HEADER = "acn,person_name,role,appointed_date,ceased_date,birth_date,extracted_date"
+# the files' headers as their sources declare them (pipelines.ingest.tables)
+COMPANY_HEADER = "\t".join(tables.ASIC_COMPANIES.header)
+OFFICEHOLDERS_HEADER = ",".join(tables.DIRECTORS_OFFICEHOLDERS.header)
 
 
 def _company(name: str, acn: str, status: str = "REGD", deregistered: str = "") -> str:

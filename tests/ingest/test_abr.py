@@ -53,11 +53,11 @@ DR_PAPADOPOULOS = abn_with_check_digits("314159265")  # 94314159265
 
 def abn_row(**values: object) -> dict[str, object]:
     """One expected raw.abr__abns row: every column, unspecified ones null."""
-    row: dict[str, object] = dict.fromkeys(ABR_ABNS.names)
+    row: dict[str, object] = dict.fromkeys(ABR_ABNS.schema.names)
     row["is_individual"] = False
     row["source_file"] = CANONICAL
     row.update(values)
-    assert set(row) == set(ABR_ABNS.names)
+    assert set(row) == set(ABR_ABNS.schema.names)
     return row
 
 
@@ -212,8 +212,8 @@ def collect(batches: Iterable[Batch]) -> Parsed:
     parsed = Parsed([], [], [], 0)
     for batch in batches:
         assert set(batch.tables) == {"abns", "other_names"}
-        assert batch.tables["abns"].schema == ABR_ABNS
-        assert batch.tables["other_names"].schema == ABR_OTHER_NAMES
+        assert batch.tables["abns"].schema == ABR_ABNS.schema
+        assert batch.tables["other_names"].schema == ABR_OTHER_NAMES.schema
         parsed.abns += batch.tables["abns"].to_pylist()
         parsed.other_names += batch.tables["other_names"].to_pylist()
         parsed.quarantine += batch.quarantine

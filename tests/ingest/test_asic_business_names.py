@@ -20,7 +20,7 @@ def parse_all(file: LandingFile) -> Batch:
     batches = list(asic_business_names.parse(file))
     for batch in batches:
         assert set(batch.tables) == {"business_names"}
-        assert batch.tables["business_names"].schema == ASIC_BUSINESS_NAMES
+        assert batch.tables["business_names"].schema == ASIC_BUSINESS_NAMES.schema
     tables = [b.tables["business_names"] for b in batches]
     return Batch(
         tables={"business_names": pa.concat_tables(tables)},

@@ -21,10 +21,12 @@ def parse_all(file: LandingFile, batch_rows: int = 100_000) -> Batch:
     batches = list(asic_companies.parse(file, batch_rows=batch_rows))
     for batch in batches:
         assert set(batch.tables) == {"companies"}
-        assert batch.tables["companies"].schema == ASIC_COMPANIES
+        assert batch.tables["companies"].schema == ASIC_COMPANIES.schema
     tables = [b.tables["companies"] for b in batches]
     return Batch(
-        tables={"companies": pa.concat_tables(tables) if tables else ASIC_COMPANIES.empty_table()},
+        tables={
+            "companies": pa.concat_tables(tables) if tables else ASIC_COMPANIES.schema.empty_table()
+        },
         quarantine=[q for b in batches for q in b.quarantine],
     )
 

@@ -109,20 +109,21 @@ def test_bad_abn_is_quarantined(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("source", "name", "columns"),
+    ("source", "name", "layout"),
     [
-        ("directors", "officeholders.csv", tables.DIRECTORS_OFFICEHOLDERS_COLUMNS),
-        ("adverse", "FWO.csv", tables.ADVERSE_RECORDS_COLUMNS),
-        ("gazette", "notices_2024.csv", tables.GAZETTE_NOTICES_COLUMNS),
-        ("licences", "QBCC_licences.csv", tables.LICENCES_LICENCES_COLUMNS),
-        ("industry", "abn_industry.csv", tables.INDUSTRY_ABN_INDUSTRY_COLUMNS),
-        ("ppsr", "registrations.csv", tables.PPSR_REGISTRATIONS_COLUMNS),
-        ("registers", "TAX_PRACTITIONERS.csv", tables.REGISTERS_RECORDS_COLUMNS),
+        ("directors", "officeholders.csv", tables.DIRECTORS_OFFICEHOLDERS),
+        ("adverse", "FWO.csv", tables.ADVERSE_RECORDS),
+        ("gazette", "notices_2024.csv", tables.GAZETTE_NOTICES),
+        ("licences", "QBCC_licences.csv", tables.LICENCES_LICENCES),
+        ("industry", "abn_industry.csv", tables.INDUSTRY_ABN_INDUSTRY),
+        ("ppsr", "registrations.csv", tables.PPSR_REGISTRATIONS),
+        ("registers", "TAX_PRACTITIONERS.csv", tables.REGISTERS_RECORDS),
     ],
 )
 def test_every_project_source_reads_its_documented_header(
-    tmp_path: Path, source: str, name: str, columns: dict[str, str]
+    tmp_path: Path, source: str, name: str, layout: tables.Layout
 ) -> None:
+    columns = {c.name: c.kind for c in layout.loaded}
     sample = {"date": "2024-01-31", "abn": ABN, "acn": ACN}
     header = ",".join(reversed(list(columns)))
     values = ",".join(
@@ -141,5 +142,5 @@ def test_every_project_source_reads_its_documented_header(
 
 
 def test_header_only_file_loads_nothing(tmp_path: Path) -> None:
-    file = write(tmp_path, "notices.csv", ",".join(tables.GAZETTE_NOTICES_COLUMNS) + "\n")
+    file = write(tmp_path, "notices.csv", ",".join(tables.GAZETTE_NOTICES.header) + "\n")
     assert rows(parse("gazette", file)) == []

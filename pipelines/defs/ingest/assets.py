@@ -137,6 +137,7 @@ def build_ingest_asset(source: Source) -> dg.AssetsDefinition:
             group_name=GROUP,
             description=table.description,
             kinds={"duckdb"},
+            tags=source.tags,
             metadata={"landing_folder": source.folder, "patterns": ", ".join(source.patterns)},
         )
         for table in source.tables.values()

@@ -69,14 +69,27 @@ def _layer(dbt_resource_props: Mapping[str, Any]) -> str:
     return fqn[1] if len(fqn) > 2 else "marts"
 
 
+def source_key(dbt_resource_props: Mapping[str, Any]) -> dg.AssetKey:
+    """A dbt source table's asset key: its warehouse address, ``[schema, identifier]`` (dbt
+    sets the identifier to the table's name when the YAML gives none)."""
+    return dg.AssetKey(
+        [
+            dbt_resource_props["schema"],
+            dbt_resource_props.get("identifier") or dbt_resource_props["name"],
+        ]
+    )
+
+
 class BvsTranslator(DagsterDbtTranslator):
-    """The naming policy: models and snapshots keyed by schema and name, grouped by layer."""
+    """The naming policy: an asset key is a warehouse address. Models and snapshots are
+    keyed by schema and name, grouped by layer; a source table by its schema and identifier,
+    the key of the Python asset that writes it (``raw.abr__abns`` is ``["raw", "abr__abns"]``,
+    as the ingest assets key the tables declared in ``pipelines.ingest.sources``), so the
+    sources' YAML needs no ``meta.dagster.asset_key``."""
 
     def get_asset_key(self, dbt_resource_props: Mapping[str, Any]) -> dg.AssetKey:
         if dbt_resource_props["resource_type"] == "source":
-            return super().get_asset_key(
-                dbt_resource_props
-            )  # meta.dagster.asset_key: ["raw", table]
+            return source_key(dbt_resource_props)
         return dg.AssetKey([_layer(dbt_resource_props), dbt_resource_props["name"]])
 
     def get_group_name(self, dbt_resource_props: Mapping[str, Any]) -> str | None:
