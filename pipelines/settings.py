@@ -75,8 +75,9 @@ class Settings(BaseSettings):
     ledger_dir: Path | None = Field(default=None)
     # DuckDB's memory for a nightly ledger run (its inputs, dbt models and history), instead
     # of duckdb_memory_limit: a run's joins spill to disk beyond it, so a night of ten
-    # ledgers needs no more memory than a night of one (docs/ledgers.md, "Speed").
-    ledger_memory_limit: str = Field(default="2GB")
+    # ledgers needs no more memory than this bound. 4 GB: at 2 GB a night of 1,000,000
+    # suppliers spilled its way to 137 s and twice the CPU (docs/ledgers.md, "Speed").
+    ledger_memory_limit: str = Field(default="4GB")
     # Progress lines on a terminal; quiet when not a TTY or when CI is set.
     progress: bool | None = Field(default=None)
 
