@@ -12,6 +12,7 @@ like. The first live non-parked candidate is the entity's site.
 
 from __future__ import annotations
 
+import email.message
 import http.client
 import re
 import unicodedata
@@ -22,7 +23,6 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import urllib3
-from requests.utils import get_encoding_from_headers
 
 from pipelines.live.guard import RefusedAddress, check_addresses
 from pipelines.live.http import REDIRECT_STATUSES, USER_AGENT, error_name, pinned_pool
@@ -182,6 +182,19 @@ def _get(url: str, host: str, address: str, port: int, scheme: str, timeout: flo
     )  # fmt: skip
 
 
+def charset(content_type: str | None) -> str:
+    """The body's encoding from its Content-Type: its charset, else ISO-8859-1 for text/*
+    (HTTP/1.1's default, as requests reads it), else UTF-8."""
+    if not content_type:
+        return "utf-8"
+    message = email.message.Message()
+    message["Content-Type"] = content_type
+    found = message.get_content_charset()
+    if found:
+        return found.strip("'\"")
+    return "ISO-8859-1" if message.get_content_maintype() == "text" else "utf-8"
+
+
 def _dropped(error: urllib3.exceptions.HTTPError) -> bool:
     """The server closed the connection before answering: what a pooled connection gives
     when the server closed it after its last answer without saying ``Connection: close``."""
@@ -275,9 +288,7 @@ def _fetch(domain: str, addresses: list[str], resolve: Resolve, nameservers: Ite
                         url = nxt.geturl()
                         continue
                     body = response.read(MAX_BODY, decode_content=True)
-                    # requests' reading of the charset (text/* without one: ISO-8859-1), as before
-                    headers: Any = response.headers
-                    encoding = get_encoding_from_headers(headers) or "utf-8"
+                    encoding = charset(response.headers.get("Content-Type"))
                     try:
                         html = body.decode(encoding, "replace")
                     except LookupError:  # a charset Python does not know

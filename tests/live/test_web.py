@@ -73,3 +73,19 @@ def test_a_server_that_drops_every_request_is_asked_twice_then_reported(
     assert found.live is False and found.redirects == 0
     assert found.error == "https: ConnectionError; http: ConnectionError"
     assert len(handler.seen) == 2
+
+
+@pytest.mark.parametrize(
+    ("content_type", "encoding"),
+    [
+        (None, "utf-8"),
+        ("text/html", "ISO-8859-1"),  # HTTP/1.1's default for text/*
+        ("text/html; charset=UTF-8", "utf-8"),
+        ('text/html; charset="windows-1252"', "windows-1252"),
+        ("application/xhtml+xml", "utf-8"),
+    ],
+)
+def test_a_page_is_read_in_the_charset_its_answer_names(
+    content_type: str | None, encoding: str
+) -> None:
+    assert web.charset(content_type) == encoding
