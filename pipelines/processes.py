@@ -68,8 +68,14 @@ def command_line(pid: int, limit: int = 120) -> str | None:
 def die_with_parent(signum: int = signal.SIGTERM) -> None:
     """Have the kernel send ``signum`` to this process when its parent dies (Linux
     ``PR_SET_PDEATHSIG``), so a killed run leaves no child writing the warehouse. It holds
-    across ``exec``. When the parent is already gone, exit now."""
+    across ``exec``. When the parent is already gone, exit now.
+
+    The signal is made deadly first: a process inherits an ignored or blocked signal from
+    whoever started it (across ``exec`` too), and the kernel's notice would then be lost."""
     parent = os.getppid()
+    if signal.getsignal(signum) == signal.SIG_IGN:
+        signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, int(signum), 0, 0, 0)

@@ -15,9 +15,8 @@ import datetime as dt
 import json
 import multiprocessing as mp
 import multiprocessing.queues as mpq
-import os
 import queue
-import sys
+import signal
 import threading
 import time
 import traceback
@@ -30,6 +29,7 @@ import pyarrow as pa
 from pipelines.live.checker import EntityFacts, LiveChecker
 from pipelines.live.config import LiveConfig
 from pipelines.live.tiles import Tile, live_tiles
+from pipelines.processes import die_with_parent
 
 COLUMNS = "abn varchar, check_id varchar, status varchar, reason varchar, detail varchar, checked_at timestamp"
 
@@ -216,19 +216,6 @@ def _sharded(
         results.cancel_join_thread()
 
 
-def _die_with_parent() -> None:
-    """Linux: this process gets SIGKILL when the process that started it dies."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-        import signal
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
-        if os.getppid() == 1:  # the parent died before the call
-            os._exit(1)
-
-
 def _shard_main(
     config: LiveConfig,
     as_of: dt.date,
@@ -239,7 +226,7 @@ def _shard_main(
 ) -> None:
     """A worker process: its own checker (its own cache connection, providers, DNS and
     HTTP clients), up to ``config.workers`` entities at once in threads."""
-    _die_with_parent()
+    die_with_parent(signal.SIGKILL)  # a killed run leaves no worker behind
     checker = LiveChecker(config)
     slots = threading.BoundedSemaphore(config.workers)
 
