@@ -304,7 +304,9 @@ def main() -> None:
     )
     parser.add_argument("--abns", type=int, default=20_000_000)
     parser.add_argument("--suppliers", type=int, default=100_000)
-    parser.add_argument("--ledgers", type=int, default=10)
+    parser.add_argument(
+        "--ledgers", type=int, default=10, help="the second customer's ledgers (0: one customer only)"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="nightly re-runs after the first")
     args = parser.parse_args()
 
@@ -314,6 +316,8 @@ def main() -> None:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     customers = {"bench-one": 1, "bench-ten": args.ledgers}
+    if not args.ledgers:
+        del customers["bench-ten"]
     for customer, count in customers.items():
         write_ledgers(
             data, customer, count, args.suppliers, seed=7 if customer == "bench-one" else 11
@@ -321,7 +325,7 @@ def main() -> None:
     env = {
         **os.environ,
         "BVS_DATA_DIR": str(data),
-        "BVS_WAREHOUSE": str(work / "warehouse.duckdb"),
+        "BVS_WAREHOUSE_PATH": str(work / "warehouse.duckdb"),
         "BVS_LEDGER_DIR": str(work / "history"),
         "BVS_STATE_URL": f"sqlite:///{work / 'state.sqlite'}",
         "DAGSTER_HOME": str(work / "dagster_home"),

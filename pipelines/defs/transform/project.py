@@ -2,6 +2,8 @@
 is parsed here but under `dagster dev` or in a fresh clone, and no asset is built (the register models: ``dbt.py``; the supplier
 ledgers': ``defs/ledgers``), so each area imports only what it needs."""
 
+import os
+import re
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -129,6 +131,12 @@ def dbt_resource() -> DbtCliResource:
     )
 
 
+# the folders of failed dbt commands kept to read (the newest; older ones are removed)
+FAILED_COMMANDS_KEPT = 20
+# dagster-dbt's name for a command's folder: <op name>-<run id[:7]>-<uuid[:7]>
+_COMMAND_FOLDER = re.compile(r"^\w+-[0-9a-f]{7}-[0-9a-f]{7}$")
+
+
 def stream_and_tidy(invocation: DbtCliInvocation) -> Iterator[Any]:
     """A dbt command's Dagster events; then its own target folder is removed.
 
@@ -136,7 +144,29 @@ def stream_and_tidy(invocation: DbtCliInvocation) -> Iterator[Any]:
     (manifest, compiled SQL, run results: about 8 MB), and leaves it: a nightly ledger run
     per customer filled gigabytes within weeks. Once the events are streamed nothing reads
     it again. A command that fails keeps its folder (dbt's log and compiled SQL, to see
-    why)."""
-    yield from invocation.stream()
+    why), the newest :data:`FAILED_COMMANDS_KEPT` of them."""
     # dbt ran in the project folder: a relative target path is relative to it
-    shutil.rmtree(Path(invocation.project_dir) / invocation.target_path, ignore_errors=True)
+    folder = Path(invocation.project_dir) / invocation.target_path
+    try:
+        yield from invocation.stream()
+    finally:
+        prune_failed_commands(folder.parent, keep=FAILED_COMMANDS_KEPT, running=folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def prune_failed_commands(target: Path, *, keep: int, running: Path | None = None) -> list[Path]:
+    """Remove all but the newest ``keep`` command folders under ``target`` (never
+    ``running``, the command this process is streaming); returns what it removed. Other
+    processes' commands still running are among the newest, so they are never touched."""
+    try:
+        entries = [
+            (entry.stat().st_mtime_ns, Path(entry.path))
+            for entry in os.scandir(target)
+            if entry.is_dir(follow_symlinks=False) and _COMMAND_FOLDER.match(entry.name)
+        ]
+    except OSError:
+        return []
+    old = [path for _, path in sorted(entries, reverse=True)[keep:] if path != running]
+    for path in old:
+        shutil.rmtree(path, ignore_errors=True)
+    return old
