@@ -264,7 +264,7 @@ def _failed_sources(result: Any) -> list[str]:
 
 
 def _print_summary(settings: Settings, *, published: bool) -> None:
-    from pipelines.status import collect_status
+    from pipelines.status import collect_status, mart_rows
 
     status = collect_status(settings)
     print(f"warehouse: {settings.warehouse}")
@@ -275,7 +275,7 @@ def _print_summary(settings: Settings, *, published: bool) -> None:
             f"  {rows}  quarantined {source['quarantined']:,}"
         )
     for table, rows in status["marts"].items():
-        print(f"  {table:<33} {rows:,} rows")
+        print(f"  {table:<33} {mart_rows(rows)}")
     snapshot = status["snapshot"]
     if snapshot:
         state = "published" if published else "current (not republished by this run)"

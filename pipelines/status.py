@@ -133,15 +133,27 @@ def _loads(
     return latest, attempts
 
 
-def _mart_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+def _mart_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int | None]:
+    """Rows of each mart table; None for a view, which is not counted: counting one runs its
+    query (``marts.tiles``, the long form of ``verifications``, is 72 million rows at 2
+    million ABNs: 12 s and 9.6 GB before every ``bvs run`` summary)."""
     tables = con.execute(
-        "select table_name from information_schema.tables where table_schema = 'marts' order by 1"
+        "select table_name, table_type from information_schema.tables"
+        " where table_schema = 'marts' order by 1"
     ).fetchall()
-    counts = {}
-    for (table,) in tables:
+    counts: dict[str, int | None] = {}
+    for table, kind in tables:
+        if kind == "VIEW":
+            counts[f"marts.{table}"] = None
+            continue
         row = con.execute(f'select count(*) from marts."{table}"').fetchone()
         counts[f"marts.{table}"] = int(row[0]) if row else 0
     return counts
+
+
+def mart_rows(rows: int | None) -> str:
+    """A mart's rows as ``bvs status`` prints them."""
+    return "view" if rows is None else f"{rows:,} rows"
 
 
 def render_status(status: dict[str, Any]) -> str:
@@ -168,7 +180,7 @@ def render_status(status: dict[str, Any]) -> str:
                 )
     if status["marts"]:
         lines.append("marts:")
-        lines += [f"  {t:<30} {n:,} rows" for t, n in status["marts"].items()]
+        lines += [f"  {t:<30} {mart_rows(n)}" for t, n in status["marts"].items()]
     snap = status["snapshot"]
     if snap:
         lines.append(

@@ -10,7 +10,7 @@ publish; wall time, CPU time and peak memory of each stage, then the disk it lef
    the publish), one stage a ``bvs run --select ...`` process so that each is measured on
    its own: each source's load (``key:raw/<table>``: its tables load together), the dbt
    build (every model, snapshot and test; per layer and the slowest models from dbt's
-   ``run_results.json``), the publish (the snapshot with its verify lookup, then the
+   line for each node in the run's log), the publish (the snapshot with its verify lookup, then the
    alerts).
 3. Per stage: wall seconds, CPU seconds (user + system of the stage's process and every
    process it started and waited for: parse workers, dbt) and the peak resident memory of
@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -64,7 +65,7 @@ def _env(data: Path) -> dict[str, str]:
     return {
         **os.environ,
         "BVS_DATA_DIR": str(data),
-        "BVS_WAREHOUSE": str(data / "warehouse.duckdb"),
+        "BVS_WAREHOUSE_PATH": str(data / "warehouse.duckdb"),
         "DAGSTER_HOME": str(data.parent / "dagster_home"),
         "CI": "true",
     }
@@ -93,26 +94,42 @@ def measured(
     }
 
 
-def dbt_breakdown(project: Path, since: float) -> dict:
-    """Seconds by layer and the slowest nodes, from the run_results.json dbt wrote since."""
-    found = [
-        p for p in (project / "target").rglob("run_results.json") if p.stat().st_mtime >= since
-    ]
+# dbt's line for each node it ran, in the run's log: "12 of 328 OK created sql table model
+# marts.verifications .... [OK in 41.20s]" ("PASS <test>", "OK loaded seed file ...", a unit
+# test as "PASS <model>::<test>"). The dbt resource passes --no-write-json, so there is no
+# run_results.json to read.
+_NODE_LINE = re.compile(
+    r"^\d+ of \d+ (?P<status>[A-Z]+)\S* (?P<what>.*?) \.*\s*\[.*? in (?P<seconds>[\d.]+)s\]"
+)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def dbt_breakdown(project: Path, logs: Path, since: float) -> dict:
+    """Seconds by kind and layer and the slowest nodes, from dbt's lines in the logs of the
+    runs that started since ``since`` (``bvs run`` writes its whole output there)."""
     layers: dict[str, float] = {}
     nodes: list[tuple[float, str]] = []
+    found = [p for p in logs.glob("bvs-run-*.log") if p.stat().st_mtime >= since]
     for path in found:
-        for result in json.loads(path.read_text()).get("results", []):
-            unique_id = str(result.get("unique_id", ""))
-            seconds = float(result.get("execution_time") or 0.0)
-            kind = unique_id.split(".", 1)[0]
-            if kind == "model":
-                layer = f"models: {_layer_of(project, unique_id) or 'other'}"
-            elif kind == "test":
-                layer = "tests"
+        for raw in path.read_text(errors="replace").splitlines():
+            match = _NODE_LINE.match(_ANSI.sub("", raw).strip())
+            if match is None:
+                continue
+            what, seconds = match["what"], float(match["seconds"])
+            name = what.rsplit(" ", 1)[-1]
+            if " model " in f" {what} ":
+                name = name.rsplit(".", 1)[-1]
+                layer = f"models: {_layer_of(project, f'model.bvs.{name}') or 'other'}"
+            elif "seed" in what:
+                layer = "seeds"
+            elif "snapshot" in what:
+                layer = "snapshots"
+            elif "::" in what:
+                layer = "unit tests"
             else:
-                layer = kind + "s"
+                layer = "tests"
             layers[layer] = layers.get(layer, 0.0) + seconds
-            nodes.append((seconds, unique_id))
+            nodes.append((seconds, name))
     nodes.sort(reverse=True)
     return {
         "seconds_by_layer": {k: round(v, 1) for k, v in sorted(layers.items())},
@@ -176,7 +193,7 @@ def weekly_run(data: Path, log: Path, label: str) -> list[dict]:
         env,
         log,
     )
-    build["dbt"] = dbt_breakdown(project, since)
+    build["dbt"] = dbt_breakdown(project, data / "logs", since)
     print(json.dumps(build), flush=True)
     stages.append(build)
     publish = measured(

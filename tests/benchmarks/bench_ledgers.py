@@ -305,7 +305,10 @@ def main() -> None:
     parser.add_argument("--abns", type=int, default=20_000_000)
     parser.add_argument("--suppliers", type=int, default=100_000)
     parser.add_argument(
-        "--ledgers", type=int, default=10, help="the second customer's ledgers (0: one customer only)"
+        "--ledgers",
+        type=int,
+        default=10,
+        help="the second customer's ledgers (0: one customer only)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="nightly re-runs after the first")
     args = parser.parse_args()

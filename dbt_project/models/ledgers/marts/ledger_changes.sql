@@ -32,7 +32,10 @@ previous_states as (
 
 ),
 
--- the suppliers in both runs with the same ABN, and their states when they differ
+-- the suppliers in both runs with the same ABN, their states, and whether these differ:
+-- compared once here, not in each of the tile and flag selects below that read `moved`
+-- (an inlined CTE: comparing the two states there cost a scan of every followed supplier's
+-- two JSON texts per select, half of this model's time at 100,000 suppliers)
 followed as (
 
     select
@@ -41,7 +44,8 @@ followed as (
         current_states.supplier_key,
         current_states.value as after_state,
         previous_states.value as before_state,
-        previous_states.run_id as previous_run_id
+        previous_states.run_id as previous_run_id,
+        current_states.value <> previous_states.value as has_moved
     from current_states
     inner join previous_states
         on current_states.customer = previous_states.customer
@@ -56,7 +60,7 @@ followed as (
 moved as (
 
     select * from followed
-    where after_state <> before_state
+    where has_moved
 
 ),
 
