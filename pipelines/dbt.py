@@ -127,10 +127,18 @@ def prepare_manifest(settings: Settings, *, force: bool = False) -> Path:
         if completed.returncode != 0:
             raise RuntimeError(f"dbt parse failed:\n{completed.stdout}\n{completed.stderr}")
         partial.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(scratch / "partial_parse.msgpack", scratch / "partial_parse.copy")
-        os.replace(scratch / "partial_parse.copy", partial)
+        written = scratch / "partial_parse.msgpack"
+        if written.exists():
+            shutil.copyfile(written, scratch / "partial_parse.copy")
+            os.replace(scratch / "partial_parse.copy", partial)
+        else:
+            # dbt writes no partial parse when it finds nothing changed: a project file was
+            # only touched (a checkout, a stash), its content as the partial parse saw it.
+            # The partial parse is current: mark it so, and hand dagster-dbt a copy of it.
+            os.utime(partial)
+            shutil.copyfile(partial, written)
         # dagster-dbt copies target/partial_parse.msgpack into each command's own target
-        os.replace(scratch / "partial_parse.msgpack", target / "partial_parse.msgpack")
+        os.replace(written, target / "partial_parse.msgpack")
         os.replace(scratch / "manifest.json", manifest)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
