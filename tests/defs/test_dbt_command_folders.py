@@ -4,6 +4,8 @@ newest few of them only (pipelines/defs/transform/project.py)."""
 import os
 from pathlib import Path
 
+import pytest
+
 from pipelines.defs.transform.project import prune_failed_commands
 
 
@@ -43,3 +45,34 @@ def test_only_the_newest_failed_commands_are_kept_and_nothing_else_is_touched(
 
 def test_a_missing_target_folder_is_nothing_to_prune(tmp_path: Path) -> None:
     assert prune_failed_commands(tmp_path / "absent", keep=3) == []
+
+
+class _Invocation:
+    """What stream_and_tidy reads of dagster-dbt's DbtCliInvocation."""
+
+    def __init__(self, project_dir: Path, target_path: Path, fails: bool) -> None:
+        self.project_dir, self.target_path, self.fails = project_dir, target_path, fails
+
+    def stream(self):  # type: ignore[no-untyped-def]
+        yield "event"
+        if self.fails:
+            raise RuntimeError("dbt failed")
+
+
+def test_a_command_that_succeeds_leaves_no_folder_and_one_that_fails_keeps_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pipelines.defs.transform import project
+
+    old = [_folder(tmp_path, f"dbt_models-{i:07x}-0000000", 1_000_000 + i) for i in range(3)]
+    done = _folder(tmp_path, "dbt_models-aaaaaaa-bbbbbbb", 2_000_000)
+    events = list(project.stream_and_tidy(_Invocation(tmp_path, Path(done.name), False)))
+    assert events == ["event"]
+    assert not done.exists() and all(p.exists() for p in old)
+
+    failed = _folder(tmp_path, "dbt_models-ccccccc-ddddddd", 3_000_000)
+    monkeypatch.setattr(project, "FAILED_COMMANDS_KEPT", 2)
+    with pytest.raises(RuntimeError, match="dbt failed"):
+        list(project.stream_and_tidy(_Invocation(tmp_path, Path(failed.name), True)))
+    assert failed.exists() and old[2].exists()
+    assert not old[0].exists() and not old[1].exists()

@@ -147,17 +147,21 @@ def stream_and_tidy(invocation: DbtCliInvocation) -> Iterator[Any]:
     why), the newest :data:`FAILED_COMMANDS_KEPT` of them."""
     # dbt ran in the project folder: a relative target path is relative to it
     folder = Path(invocation.project_dir) / invocation.target_path
+    succeeded = False
     try:
         yield from invocation.stream()
+        succeeded = True
     finally:
+        if succeeded:
+            shutil.rmtree(folder, ignore_errors=True)
         prune_failed_commands(folder.parent, keep=FAILED_COMMANDS_KEPT, running=folder)
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def prune_failed_commands(target: Path, *, keep: int, running: Path | None = None) -> list[Path]:
     """Remove all but the newest ``keep`` command folders under ``target`` (never
-    ``running``, the command this process is streaming); returns what it removed. Other
-    processes' commands still running are among the newest, so they are never touched."""
+    ``running``, the command this process is streaming); returns what it removed. Another
+    process's command still running is among the newest unless more than ``keep`` commands
+    started or failed after it."""
     try:
         entries = [
             (entry.stat().st_mtime_ns, Path(entry.path))
