@@ -33,6 +33,23 @@ _TRUSTEE_OF = re.compile(r"^.* (ATF|AS TRUSTEE FOR) ")
 _TRUSTEE_FOR = re.compile(r"^(THE )?TRUSTEE FOR ")
 _LEGAL_FORM_SUFFIX = re.compile("( (" + "|".join(LEGAL_FORMS) + "))+$")
 
+# Steps 8-10 of the macro (normalise_name.sql): the words many unrelated names share, which would otherwise
+# carry most of a short name's trigrams (`THE TRAN FAMILY TRUST` and `THE CAMPBELL FAMILY
+# TRUST` scored 0.57): a leading THE, a strata scheme's owners, a designator at the end.
+_THE_PREFIX = re.compile("^THE ")
+_STRATA_PREFIX = re.compile("^OWNERS (STRATA PLAN|CORPORATION PLAN|CORPORATION)( NO)? ")
+# In this order; each needs a word before it, so a name is never reduced to its token.
+DESIGNATORS = (
+    ("(FAMILY )?(SUPERANNUATION|SUPER) FUND", "SF"),
+    ("FAMILY TRUST", "FT"),
+    ("UNIT TRUST", "UT"),
+    ("DISCRETIONARY TRUST", "DT"),
+    ("TRUST", "TR"),
+)
+_DESIGNATOR_SUFFIXES = tuple(
+    (re.compile(" (" + phrase + ")$"), " " + token) for phrase, token in DESIGNATORS
+)
+
 
 def fold_accents(text: str) -> str:
     """Drop combining marks after canonical decomposition (DuckDB's `strip_accents`)."""
@@ -74,8 +91,8 @@ def normalise_name(name: str | None) -> str | None:
 
     >>> normalise_name("Smith & Sons Pty. Ltd.")
     'SMITH AND SONS'
-    >>> normalise_name("The Trustee for the Jones Trust")
-    'THE JONES TRUST'
+    >>> normalise_name("The Trustee for the Jones Family Trust")
+    'JONES FT'
     """
     if name is None:
         return None
@@ -85,6 +102,11 @@ def normalise_name(name: str | None) -> str | None:
     s = _TRUSTEE_FOR.sub("", s, count=1)
     # 7: legal forms at the end, repeatedly (the leading space keeps `LIMITED` alone whole)
     s = _LEGAL_FORM_SUFFIX.sub("", s, count=1)
-    # 8
+    # 8-10: a leading THE, a strata scheme's owners -> SP, a designator -> its token
+    s = _THE_PREFIX.sub("", s, count=1)
+    s = _STRATA_PREFIX.sub("SP ", s, count=1)
+    for suffix, token in _DESIGNATOR_SUFFIXES:
+        s = suffix.sub(token, s, count=1)
+    # 11
     s = s.strip(" ")
     return s or None

@@ -504,7 +504,7 @@ def test_entity_names_lists_every_name_once_with_its_strongest_kind(
     assert (cakes["bn_status"], cakes["name_normalised"]) == ("Cancelled", "JANES CAKES")
 
     trust = names[(TRUST_ABN, "The Trustee for the Smith Family Trust")]
-    assert trust["name_normalised"] == "THE SMITH FAMILY TRUST"
+    assert trust["name_normalised"] == "SMITH FT"
     assert names[(TRUST_ABN, "SMITH FAMILY FOUNDATION FUND")]["name_kind"] == "dgr"
 
 

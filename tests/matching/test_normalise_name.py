@@ -31,7 +31,7 @@ DBT_CASES = _dbt_cases()
 
 
 def test_dbt_unit_test_has_all_the_reference_cases() -> None:
-    assert len(DBT_CASES) == 28
+    assert len(DBT_CASES) == 38
 
 
 @pytest.mark.parametrize(("name", "expected"), DBT_CASES, ids=[c[0] for c in DBT_CASES])
@@ -56,8 +56,14 @@ def test_same_as_the_dbt_macro(name: str, expected: str | None) -> None:
         pytest.param("LTD PLUMBING", "LTD PLUMBING", id="legal form at the start stays"),
         pytest.param("ACMEPTY", "ACMEPTY", id="whole words only"),
         pytest.param("ACME LIMITED PARTNERSHIP", "ACME LIMITED PARTNERSHIP", id="not a suffix"),
-        pytest.param("TRUSTEE FOR THE SMITH TRUST", "THE SMITH TRUST", id="trustee for prefix"),
-        pytest.param("A PTY LTD ATF B PTY LTD ATF C TRUST", "C TRUST", id="up to the last ATF"),
+        pytest.param("TRUSTEE FOR THE SMITH TRUST", "SMITH TR", id="trustee for prefix"),
+        pytest.param("A PTY LTD ATF B PTY LTD ATF C TRUST", "C TR", id="up to the last ATF"),
+        pytest.param("SMITH FAMILY TRUST PTY LTD", "SMITH FT", id="designator before a legal form"),
+        pytest.param("SMITH FAMILY TRUST NO 2", "SMITH FAMILY TRUST NO 2", id="designator only at the end"),
+        pytest.param("SMITH SUPER FUNDS", "SMITH SUPER FUNDS", id="designator whole words only"),
+        pytest.param("FAMILY TRUST", "FAMILY TR", id="never reduced to a token"),
+        pytest.param("THE OWNERS STRATA PLAN", "OWNERS STRATA PLAN", id="strata needs a plan after it"),
+        pytest.param("THEATRE ROYAL", "THEATRE ROYAL", id="leading THE whole word only"),
         pytest.param("SMITH ATF", "SMITH ATF", id="ATF needs a name after it"),
         pytest.param("Crème Brûlée Café", "CREME BRULEE CAFE", id="accents folded"),
         pytest.param("ÅSA ØSTBY", "ASA ØSTBY", id="no decomposition for Ø"),
