@@ -66,6 +66,10 @@ class Settings(BaseSettings):
     # then the DuckDB file: pipelines/serving/preload.py). Default: half the machine's
     # memory; 0: none.
     api_preload_bytes: int | None = Field(default=None, ge=0)
+    # A whole-project dbt build skips the models, seeds, snapshots and tests whose inputs
+    # (code, sources' loads, the as-of date where read) are those they were last built from
+    # (pipelines/dbt_versions.py). false: every build rebuilds everything.
+    dbt_skip_unchanged: bool = Field(default=True)
     # The Unix socket of a warm dbt (`bvs dbt-server`, pipelines/dbt_server.py). Set, the
     # pipeline's dbt commands run in it; unset or not running, each starts dbt itself.
     dbt_server: Path | None = Field(default=None)

@@ -18,9 +18,11 @@ publish; wall time, CPU time and peak memory of each stage, then the disk it lef
    each, since the machine is shared.
 4. At the end: the disk used by ``warehouse.duckdb``, the raw layer (``data/raw``, Parquet)
    and the kept snapshots (``data/serving``).
-5. ``--second-run``: the same pipeline again after only one source's files changed (the
-   ASIC business names file with its last row gone), to show what a weekly run with one
-   changed source costs.
+5. ``--second-run``: the same pipeline again after only one source's files changed
+   (``--changed-source``, default the gazette: its file with its last row gone), to show
+   what a weekly run with one changed source costs, a week later (the as-of date moves):
+   the dbt build leaves out what that source does not feed and what does not read the date
+   (docs/architecture.md, "What a build rebuilds").
 
 Prints one JSON line per stage and a Markdown table at the end (``--out`` writes it to a file).
 """
@@ -43,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 BENCH = ROOT / ".bench"
 BVS = str(Path(sys.executable).with_name("bvs"))
 AS_OF = "2026-11-20"
+NEXT_WEEK = "2026-11-27"  # the second run's: a week later, as the schedule's next run
 
 
 def landing_files(scale: int) -> Path:
@@ -156,7 +159,7 @@ def disk(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-def weekly_run(data: Path, log: Path, label: str) -> list[dict]:
+def weekly_run(data: Path, log: Path, label: str, as_of: str = AS_OF) -> list[dict]:
     from pipelines.ingest.sources import SOURCES
 
     env = _env(data)
@@ -166,7 +169,7 @@ def weekly_run(data: Path, log: Path, label: str) -> list[dict]:
     stages = [
         measured(
             f"{label}bvs run start-up alone",
-            [BVS, "run", "--as-of", AS_OF, "--select", "key:raw/no_such_table"],
+            [BVS, "run", "--as-of", as_of, "--select", "key:raw/no_such_table"],
             env,
             log,
             ok=(2,),
@@ -179,7 +182,7 @@ def weekly_run(data: Path, log: Path, label: str) -> list[dict]:
         table = next(iter(source.tables.values())).name
         stage = measured(
             f"{label}load {source.name}",
-            [BVS, "run", "--as-of", AS_OF, "--select", f"key:raw/{table}"],
+            [BVS, "run", "--as-of", as_of, "--select", f"key:raw/{table}"],
             env,
             log,
         )
@@ -189,7 +192,7 @@ def weekly_run(data: Path, log: Path, label: str) -> list[dict]:
     since = time.time()
     build = measured(
         f"{label}dbt build",
-        [BVS, "run", "--as-of", AS_OF, "--select", "not group:ingest and not group:publish"],
+        [BVS, "run", "--as-of", as_of, "--select", "not group:ingest and not group:publish"],
         env,
         log,
     )
@@ -198,7 +201,7 @@ def weekly_run(data: Path, log: Path, label: str) -> list[dict]:
     stages.append(build)
     publish = measured(
         f"{label}publish",
-        [BVS, "run", "--as-of", AS_OF, "--select", "group:publish"],
+        [BVS, "run", "--as-of", as_of, "--select", "group:publish"],
         env,
         log,
     )
@@ -247,6 +250,11 @@ def main() -> int:
     parser.add_argument("--scale", type=int, default=int(os.environ.get("SCALE", 2_000_000)))
     parser.add_argument("--second-run", action="store_true", help="then one changed source")
     parser.add_argument(
+        "--changed-source",
+        default="gazette",
+        help="the landing folder whose CSV files lose their last row for the second run",
+    )
+    parser.add_argument(
         "--second-only",
         action="store_true",
         help="only the second run, on the data folder the last run of this scale left",
@@ -270,14 +278,14 @@ def main() -> int:
     elif not (data / "serving" / "CURRENT").exists():
         raise SystemExit(f"--second-only: no published first run in {data}")
     if args.second_run or args.second_only:
-        changed = data / "landing" / "asic_business_names"
+        changed = data / "landing" / args.changed_source
         if changed.is_symlink():  # a copy of that one source, its last row gone
             changed.unlink()
-            shutil.copytree(landing / "asic_business_names", changed)
+            shutil.copytree(landing / args.changed_source, changed)
             for csv in changed.glob("*.csv"):
                 lines = csv.read_bytes().rstrip(b"\n").split(b"\n")
                 csv.write_bytes(b"\n".join(lines[:-1]) + b"\n")
-        stages += weekly_run(data, log, "second: ")
+        stages += weekly_run(data, log, "second: ", NEXT_WEEK)
     sizes = {
         "warehouse.duckdb": disk(data / "warehouse.duckdb"),
         "raw layer (data/raw)": disk(data / "raw"),

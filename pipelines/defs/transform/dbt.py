@@ -1,11 +1,13 @@
 """dbt models as Dagster assets. Asset key = warehouse address: ["<schema>", "<model>"]."""
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 import dagster as dg
 from dagster_dbt import DbtCliResource, dbt_assets
 
+from pipelines import dbt_versions
 from pipelines.dbt import apply_dbt_env, build_args
 from pipelines.warehouse.connection import warehouse
 
@@ -15,20 +17,50 @@ from .project import dbt_project, dbt_resource, stream_and_tidy, translator
 
 __all__ = ["dbt_models", "dbt_project", "dbt_resource", "translator"]
 
+LEDGER_TAG = "ledger"  # the supplier-ledger models run in their own job (defs/ledgers)
+
+
+def _whole_selection(context: dg.AssetExecutionContext) -> bool:
+    """Whether the run builds every model of this definition (the weekly run, `bvs run`),
+    rather than assets picked by hand, which are built as picked."""
+    assets_def = context.assets_def
+    return (
+        set(context.selected_asset_keys) == set(assets_def.keys)
+        and set(context.selected_asset_check_keys) == set(assets_def.check_keys)
+    )
+
 
 @dbt_assets(
     manifest=dbt_project.manifest_path,
     project=dbt_project,
     dagster_dbt_translator=translator,
-    exclude="tag:ledger",  # the supplier-ledger models run in their own job (defs/ledgers)
+    exclude=f"tag:{LEDGER_TAG}",
     pool=POOL,
 )
 def dbt_models(
     context: dg.AssetExecutionContext, dbt: DbtCliResource, bvs: BvsResource
 ) -> Iterator[Any]:
     settings = bvs.settings()
-    apply_dbt_env(settings, as_of=bvs.as_of_date())
+    as_of = bvs.as_of_date()
+    apply_dbt_env(settings, as_of=as_of)
     with writing(context, bvs):
-        with warehouse(settings):  # another process having the file open: one line, now
-            pass
-        yield from stream_and_tidy(dbt.cli(build_args(), context=context))
+        plan = None
+        # another process having the file open: one line, now
+        with warehouse(settings) as con:
+            if _whole_selection(context):
+                plan = dbt_versions.plan_build(
+                    con,
+                    json.loads(dbt_project.manifest_path.read_bytes()),
+                    as_of=as_of,
+                    project_settings=(settings.dbt_project_dir / "dbt_project.yml").read_text(),
+                    excluded_tags=[LEDGER_TAG],
+                    skip_unchanged=settings.dbt_skip_unchanged,
+                )
+        args = build_args()
+        if plan is not None:
+            context.log.info(f"dbt build: {plan.summary()}")
+            args += plan.exclude_args()
+        yield from stream_and_tidy(dbt.cli(args, context=context))
+        if plan is not None:  # the build passed: what it ran is now up to date
+            with warehouse(settings) as con:
+                dbt_versions.record(con, plan.versions, plan.run)

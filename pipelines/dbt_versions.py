@@ -1,0 +1,349 @@
+"""What a dbt build must rebuild: a version for every model, seed and snapshot, from what
+its table is made of.
+
+A node's version is a hash over everything its rows depend on:
+
+* its own definition (dbt's checksum of its file, its config) and the code of every macro it
+  calls, through other macros and through `adapter.dispatch` (``duckdb__x``, ``default__x``);
+* the project's settings (``dbt_project.yml``: vars, folder configs), dbt's version and the
+  adapter's;
+* the as-of date, when it calls ``as_of_date()`` (ages and recency: the verification tiles,
+  the current directors, the market signals), directly or through a macro;
+* the project's Python package, for a Python model (its code lives in ``pipelines/``);
+* the versions of its parents: other nodes, and the sources, whose version is the load that
+  wrote the raw table (``meta.raw_tables.load_id``; a table that is not a loaded raw table,
+  such as ``meta.loads`` or the live checks' table, has no version, and neither has anything
+  built on it: it is rebuilt every time).
+
+A build skips a node whose version is the one recorded when it was last built and whose
+relation exists (:func:`up_to_date`), and records the versions of what it built once the
+whole build has passed (:func:`record`): a failed build records nothing, so what it rebuilt
+is rebuilt and tested again next time. The weekly run whose only new file is one register's
+rebuilds that register's descendants and what reads the as-of date; the rest of the
+warehouse, and its tests, stand (docs/weekly-refresh.md).
+
+Kept free of Dagster and of dbt-core: the manifest is JSON and the records a DuckDB table.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import importlib.metadata
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+AS_OF_MACRO = "macro.bvs.as_of_date"
+BUILT_TYPES = ("model", "seed", "snapshot")  # have a relation
+VERSIONED_TYPES = (*BUILT_TYPES, "test", "unit_test")
+PACKAGE_DIR = Path(__file__).resolve().parent  # pipelines/: the Python models' code
+
+VERSIONS_DDL = """
+create table if not exists meta.dbt_versions (
+    unique_id varchar primary key,   -- model.bvs.entities
+    version varchar not null,        -- what its table was built from (pipelines/dbt_versions.py)
+    built_at timestamptz not null
+)
+"""
+
+
+def _sha(*parts: object) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(json.dumps(part, sort_keys=True, default=str).encode())
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+@cache
+def package_code_version(root: Path = PACKAGE_DIR) -> str:
+    """A hash of the Python package's sources (``*.py``, ``*.c``), for Python models."""
+    files = sorted(p for p in root.rglob("*") if p.suffix in (".py", ".c") and p.is_file())
+    return _sha(
+        *[(str(p.relative_to(root)), hashlib.sha256(p.read_bytes()).hexdigest()) for p in files]
+    )
+
+
+def _engine_versions() -> list[str]:
+    """The adapter's and the engine's versions: a new one may compute a function anew."""
+    out = []
+    for package in ("dbt-duckdb", "duckdb"):
+        try:
+            out.append(f"{package}=={importlib.metadata.version(package)}")
+        except importlib.metadata.PackageNotFoundError:  # pragma: no cover - another adapter
+            out.append(package)
+    return out
+
+
+def _macro_closure(manifest: Mapping[str, Any]) -> dict[str, frozenset[str]]:
+    """Every macro each macro calls, itself included, through dispatch too."""
+    macros = manifest["macros"]
+    # adapter.dispatch('x') runs <adapter>__x or default__x of the same package: a macro's
+    # implementations count as what it calls
+    implementations: dict[tuple[str, str], set[str]] = {}
+    for uid, macro in macros.items():
+        prefix, sep, name = macro["name"].partition("__")
+        if sep and prefix and name:
+            implementations.setdefault((macro["package_name"], name), set()).add(uid)
+
+    def direct(uid: str) -> set[str]:
+        macro = macros[uid]
+        called = set(macro.get("depends_on", {}).get("macros", []))
+        return called | implementations.get((macro["package_name"], macro["name"]), set())
+
+    closure: dict[str, frozenset[str]] = {}
+    for start in macros:
+        seen, stack = {start}, [start]
+        while stack:
+            for called in direct(stack.pop()):
+                if called in macros and called not in seen:
+                    seen.add(called)
+                    stack.append(called)
+        closure[start] = frozenset(seen)
+    return closure
+
+
+def _macros_used(node: Mapping[str, Any], closure: Mapping[str, frozenset[str]]) -> set[str]:
+    used: set[str] = set()
+    for macro in node.get("depends_on", {}).get("macros", []):
+        used |= closure.get(macro, {macro})
+    return used
+
+
+def _definition(node: Mapping[str, Any]) -> list[Any]:
+    """The parts of a node's own definition that shape its rows or its verdict."""
+    return [
+        node.get("checksum"),  # {"name", "checksum"}; a unit test's is the text itself
+        node.get("config"),
+        node.get("columns"),  # data types, constraints, descriptions (persisted as comments)
+        node.get("contract"),
+        node.get("test_metadata"),  # a generic test's arguments
+        node.get("given"),  # a unit test's fixtures and expectation
+        node.get("expect"),
+        node.get("overrides"),
+    ]
+
+
+def node_versions(
+    manifest: Mapping[str, Any],
+    *,
+    source_versions: Mapping[str, str | None],
+    as_of: dt.date,
+    project_settings: str,
+    python_code: str | None = None,
+) -> dict[str, str | None]:
+    """The version of every model, seed, snapshot, data test and unit test of ``manifest``
+    (None: run every time).
+
+    ``source_versions`` maps a source's unique id to its version (None or absent: none);
+    ``project_settings`` is the text of ``dbt_project.yml``. A test's version covers its
+    parents', so a test runs again whenever what it tests was rebuilt."""
+    nodes = {**manifest["nodes"], **manifest.get("unit_tests", {})}
+    macros = manifest["macros"]
+    closure = _macro_closure(manifest)
+    macro_code = {
+        uid: hashlib.sha256(m.get("macro_sql", "").encode()).hexdigest()
+        for uid, m in macros.items()
+    }
+    common = _sha(
+        project_settings, manifest.get("metadata", {}).get("dbt_version"), _engine_versions()
+    )
+    versions: dict[str, str | None] = {}
+
+    def version(uid: str, path: tuple[str, ...] = ()) -> str | None:
+        if uid in versions:
+            return versions[uid]
+        if uid.startswith("source."):
+            return source_versions.get(uid)
+        node = nodes.get(uid)
+        if node is None or uid in path:  # not a node of this manifest (or a cycle): unknown
+            return None
+        used = _macros_used(node, closure)
+        parent_ids = sorted(node.get("depends_on", {}).get("nodes", []))
+        parents = [version(p, (*path, uid)) for p in parent_ids]
+        result: str | None
+        if any(p is None for p in parents):
+            result = None
+        else:
+            result = _sha(
+                common,
+                _definition(node),
+                sorted((m, macro_code.get(m)) for m in used),
+                as_of.isoformat() if AS_OF_MACRO in used else None,
+                python_code if node.get("language") == "python" else None,
+                list(zip(parent_ids, parents, strict=True)),
+            )
+        versions[uid] = result
+        return result
+
+    for uid, node in nodes.items():
+        if node["resource_type"] in VERSIONED_TYPES:
+            version(uid)
+    return {uid: v for uid, v in versions.items() if nodes[uid]["resource_type"] in VERSIONED_TYPES}
+
+
+def as_of_readers(manifest: Mapping[str, Any]) -> set[str]:
+    """The nodes that call ``as_of_date()``, directly or through macros."""
+    closure = _macro_closure(manifest)
+    return {
+        uid for uid, node in manifest["nodes"].items() if AS_OF_MACRO in _macros_used(node, closure)
+    }
+
+
+def source_versions(
+    con: duckdb.DuckDBPyConnection, manifest: Mapping[str, Any]
+) -> dict[str, str | None]:
+    """Each source's version: the load that wrote its raw table; None for anything else."""
+    try:
+        loads = dict(con.execute("select table_name, load_id from meta.raw_tables").fetchall())
+    except duckdb.CatalogException:  # a warehouse nothing was ever loaded into
+        loads = {}
+    out: dict[str, str | None] = {}
+    for uid, source in manifest["sources"].items():
+        table = f"{source['schema']}.{source.get('identifier') or source['name']}"
+        out[uid] = loads.get(table) if source["schema"] == "raw" else None
+    return out
+
+
+def _existing_relations(con: duckdb.DuckDBPyConnection) -> set[tuple[str, str]]:
+    rows = con.execute("select table_schema, table_name from information_schema.tables").fetchall()
+    return {(schema.lower(), name.lower()) for schema, name in rows}
+
+
+def recorded(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    try:
+        return dict(con.execute("select unique_id, version from meta.dbt_versions").fetchall())
+    except duckdb.CatalogException:
+        return {}
+
+
+def up_to_date(
+    con: duckdb.DuckDBPyConnection,
+    manifest: Mapping[str, Any],
+    versions: Mapping[str, str | None],
+    candidates: Iterable[str],
+) -> set[str]:
+    """The ``candidates`` a build may skip: version known, equal to the recorded one, and
+    the relation is there (an ephemeral model has none and is never skipped: it is SQL
+    inlined into its children, which are decided on their own)."""
+    previous = recorded(con)
+    existing = _existing_relations(con)
+    skip = set()
+    for uid in candidates:
+        node = manifest["nodes"].get(uid)
+        if node is None or node["resource_type"] not in BUILT_TYPES:
+            continue
+        if node.get("config", {}).get("materialized") == "ephemeral":
+            continue
+        version = versions.get(uid)
+        relation = (str(node["schema"]).lower(), str(node.get("alias") or node["name"]).lower())
+        if version is not None and previous.get(uid) == version and relation in existing:
+            skip.add(uid)
+    return skip
+
+
+def record(
+    con: duckdb.DuckDBPyConnection, versions: Mapping[str, str | None], built: Iterable[str]
+) -> int:
+    """Record the versions of the nodes a passed build built; the number recorded."""
+    rows = [(uid, versions[uid]) for uid in sorted(set(built)) if versions.get(uid) is not None]
+    con.execute("create schema if not exists meta")
+    con.execute(VERSIONS_DDL)
+    if rows:
+        con.executemany("insert or replace into meta.dbt_versions values (?, ?, now())", rows)
+    return len(rows)
+
+
+@dataclass(frozen=True)
+class BuildPlan:
+    """What one whole-project dbt build runs and skips, and the versions it records."""
+
+    versions: Mapping[str, str | None]
+    run: frozenset[str]  # unique ids the build runs (models, seeds, snapshots, tests)
+    skip: frozenset[str]  # up to date: left as they are
+    left_out: frozenset[str]  # tests of nodes outside this build (another job's)
+    selectors: Mapping[str, str]  # unique id -> a selection naming it alone
+
+    def exclude_args(self) -> list[str]:
+        """dbt arguments that leave out the skipped nodes and tests; with indirect
+        selection `empty`, a test runs because it is selected, not because a model it
+        reads is (the tests of a skipped model are skipped by their own version)."""
+        if not self.skip:  # dbt's own selection: the excluded tags' tests go with them
+            return []
+        excluded = sorted(self.selectors[uid] for uid in self.skip | self.left_out)
+        return ["--indirect-selection", "empty", "--exclude", " ".join(excluded)]
+
+    def summary(self) -> str:
+        def count(uids: frozenset[str], kind: str) -> int:
+            return sum(1 for uid in uids if uid.split(".", 1)[0] == kind)
+
+        return (
+            f"{count(self.run, 'model')} models, {count(self.run, 'seed') + count(self.run, 'snapshot')}"
+            f" seeds and snapshots, {count(self.run, 'test') + count(self.run, 'unit_test')} tests to build;"
+            f" {count(self.skip, 'model')} models, {count(self.skip, 'seed') + count(self.skip, 'snapshot')}"
+            f" seeds and snapshots, {count(self.skip, 'test') + count(self.skip, 'unit_test')} tests up to date"
+        )
+
+
+def plan_build(
+    con: duckdb.DuckDBPyConnection,
+    manifest: Mapping[str, Any],
+    *,
+    as_of: dt.date,
+    project_settings: str,
+    excluded_tags: Iterable[str] = (),
+    python_code: str | None = None,
+    skip_unchanged: bool = True,
+) -> BuildPlan:
+    """Plan a build of every node but those tagged ``excluded_tags`` (and their tests):
+    run what is not up to date, skip the rest (``skip_unchanged`` false: run everything,
+    and record it all)."""
+    nodes = {**manifest["nodes"], **manifest.get("unit_tests", {})}
+    versions = node_versions(
+        manifest,
+        source_versions=source_versions(con, manifest),
+        as_of=as_of,
+        project_settings=project_settings,
+        python_code=python_code if python_code is not None else package_code_version(),
+    )
+    out_tags = set(excluded_tags)
+    outside = {
+        uid
+        for uid, node in nodes.items()
+        if node["resource_type"] in BUILT_TYPES and out_tags & set(node.get("tags") or ())
+    }
+    candidates, left_out = set(), set()
+    for uid in versions:
+        node = nodes[uid]
+        if uid in outside:
+            continue
+        if node["resource_type"] in ("test", "unit_test") and outside & set(
+            node.get("depends_on", {}).get("nodes", [])
+        ):
+            left_out.add(uid)
+        else:
+            candidates.add(uid)
+    previous = recorded(con) if skip_unchanged else {}
+    skip = up_to_date(con, manifest, versions, candidates) if skip_unchanged else set()
+    # tests: skipped when their version is the one that last passed
+    skip |= {
+        uid
+        for uid in candidates
+        if nodes[uid]["resource_type"] in ("test", "unit_test")
+        and versions[uid] is not None
+        and previous.get(uid) == versions[uid]
+    }
+    selectors = {uid: "fqn:" + ".".join(nodes[uid]["fqn"]) for uid in skip | left_out}
+    return BuildPlan(
+        versions=versions,
+        run=frozenset(candidates - skip),
+        skip=frozenset(skip),
+        left_out=frozenset(left_out),
+        selectors=selectors,
+    )

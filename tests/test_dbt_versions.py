@@ -1,0 +1,315 @@
+"""What a whole-project dbt build rebuilds (pipelines/dbt_versions.py): node versions from
+code, sources' loads and the as-of date; the plan; the records of a passed build."""
+
+import copy
+import datetime as dt
+import json
+from typing import Any
+
+import duckdb
+import pytest
+
+from pipelines import dbt_versions
+from pipelines.dbt_versions import as_of_readers, node_versions, plan_build
+from pipelines.settings import DBT_PROJECT_DIR
+
+AS_OF = dt.date(2026, 11, 26)
+
+
+def _macro(name: str, sql: str, calls: list[str] | None = None) -> dict[str, Any]:
+    return {
+        "name": name,
+        "package_name": "bvs",
+        "macro_sql": sql,
+        "depends_on": {"macros": [f"macro.bvs.{c}" for c in calls or []]},
+    }
+
+
+def _node(
+    kind: str, name: str, parents: list[str], macros: list[str] | None = None, **extra: Any
+) -> dict[str, Any]:
+    return {
+        "resource_type": kind,
+        "name": name,
+        "schema": "marts",
+        "alias": name,
+        "fqn": ["bvs", name],
+        "checksum": {"name": "sha256", "checksum": f"{name}-v1"},
+        "config": {"materialized": "table"},
+        "tags": [],
+        "depends_on": {"nodes": parents, "macros": [f"macro.bvs.{m}" for m in macros or []]},
+        **extra,
+    }
+
+
+@pytest.fixture
+def manifest() -> dict[str, Any]:
+    """raw.a -> stg_a -> both <- stg_b <- raw.b; aged reads the as-of date through a macro;
+    live reads a table that is not a load; a test on both; a ledger model and its test."""
+    return {
+        "metadata": {"dbt_version": "1.11.0"},
+        "sources": {
+            "source.bvs.a.a": {"schema": "raw", "identifier": "a__rows", "name": "rows"},
+            "source.bvs.b.b": {"schema": "raw", "identifier": "b__rows", "name": "rows"},
+            "source.bvs.meta.loads": {"schema": "meta", "identifier": "loads", "name": "loads"},
+        },
+        "macros": {
+            "macro.bvs.as_of_date": _macro("as_of_date", "cast('x' as date)"),
+            "macro.bvs.months": _macro("months", "months since {{ as_of_date() }}", ["as_of_date"]),
+            "macro.bvs.clean": _macro("clean", "{{ adapter.dispatch('clean') }}"),
+            "macro.bvs.duckdb__clean": _macro("duckdb__clean", "trim(x)"),
+        },
+        "nodes": {
+            "model.bvs.stg_a": _node("model", "stg_a", ["source.bvs.a.a"], ["clean"]),
+            "model.bvs.stg_b": _node("model", "stg_b", ["source.bvs.b.b"]),
+            "model.bvs.both": _node("model", "both", ["model.bvs.stg_a", "model.bvs.stg_b"]),
+            "model.bvs.aged": _node("model", "aged", ["model.bvs.stg_b"], ["months"]),
+            "model.bvs.live": _node("model", "live", ["source.bvs.meta.loads"]),
+            "model.bvs.view_b": _node(
+                "model", "view_b", ["model.bvs.stg_b"], config={"materialized": "view"}
+            ),
+            "model.bvs.eph": _node(
+                "model", "eph", ["model.bvs.stg_a"], config={"materialized": "ephemeral"}
+            ),
+            "test.bvs.not_null_both": _node("test", "not_null_both", ["model.bvs.both"]),
+            "model.bvs.ledger_x": _node("model", "ledger_x", ["model.bvs.both"], tags=["ledger"]),
+            "test.bvs.not_null_ledger_x": _node(
+                "test", "not_null_ledger_x", ["model.bvs.ledger_x"]
+            ),
+        },
+        "unit_tests": {
+            "unit_test.bvs.both.case": {
+                **_node("unit_test", "case", ["model.bvs.both"]),
+                "checksum": "case-v1",
+                "given": [{"input": "ref('stg_a')", "rows": [{"x": 1}]}],
+                "expect": {"rows": [{"x": 1}]},
+            }
+        },
+    }
+
+
+SOURCES = {"source.bvs.a.a": "load-a1", "source.bvs.b.b": "load-b1"}
+
+
+def versions(
+    manifest: dict[str, Any],
+    sources: dict[str, str] = SOURCES,
+    as_of: dt.date = AS_OF,
+    settings: str = "vars: {}",
+    code: str = "py1",
+) -> dict[str, str | None]:
+    return node_versions(
+        manifest, source_versions=sources, as_of=as_of, project_settings=settings, python_code=code
+    )
+
+
+def changed(before: dict[str, str | None], after: dict[str, str | None]) -> set[str]:
+    return {
+        uid.split(".")[-1] if not uid.startswith("unit_test") else "unit:case"
+        for uid in before
+        if before[uid] != after[uid]
+    }
+
+
+def test_a_new_load_changes_its_descendants_and_their_tests_only(manifest: dict[str, Any]) -> None:
+    before = versions(manifest)
+    after = versions(manifest, sources={**SOURCES, "source.bvs.a.a": "load-a2"})
+    assert changed(before, after) == {
+        "stg_a",
+        "both",
+        "eph",
+        "not_null_both",
+        "ledger_x",
+        "not_null_ledger_x",
+        "unit:case",
+    }
+    assert versions(manifest) == before  # the same inputs: the same versions
+
+
+def test_the_as_of_date_changes_what_reads_it_even_through_a_macro(
+    manifest: dict[str, Any],
+) -> None:
+    before = versions(manifest)
+    assert changed(before, versions(manifest, as_of=AS_OF + dt.timedelta(days=7))) == {"aged"}
+    assert as_of_readers(manifest) == {"model.bvs.aged"}
+
+
+def test_code_changes_a_node_and_its_descendants(manifest: dict[str, Any]) -> None:
+    before = versions(manifest)
+    edited = copy.deepcopy(manifest)
+    edited["nodes"]["model.bvs.stg_b"]["checksum"]["checksum"] = "stg_b-v2"
+    assert changed(before, versions(edited)) == {
+        "stg_b",
+        "both",
+        "aged",
+        "view_b",
+        "not_null_both",
+        "ledger_x",
+        "not_null_ledger_x",
+        "unit:case",
+    }
+
+    # a macro reached through adapter.dispatch: the dispatched implementation is code too
+    edited = copy.deepcopy(manifest)
+    edited["macros"]["macro.bvs.duckdb__clean"]["macro_sql"] = "upper(trim(x))"
+    assert "stg_a" in changed(before, versions(edited))
+
+    # a column's declared type or a test's arguments are definitions too
+    edited = copy.deepcopy(manifest)
+    edited["nodes"]["test.bvs.not_null_both"]["test_metadata"] = {"kwargs": {"column_name": "y"}}
+    assert changed(before, versions(edited)) == {"not_null_both"}
+
+    # the project's settings (vars, folder configs) and, for Python models, their package
+    everything = changed(before, {uid: "other" for uid in before}) - {"live"}  # live: never known
+    assert changed(before, versions(manifest, settings="vars: {risk: 2}")) == everything
+    edited = copy.deepcopy(manifest)
+    edited["nodes"]["model.bvs.stg_b"]["language"] = "python"
+    assert "stg_b" in changed(versions(edited), versions(edited, code="py2"))
+
+
+def test_what_reads_a_table_that_is_not_a_load_has_no_version(manifest: dict[str, Any]) -> None:
+    v = versions(manifest)
+    assert v["model.bvs.live"] is None
+    assert v["model.bvs.both"] is not None
+
+
+def _warehouse(
+    manifest: dict[str, Any], *, missing: tuple[str, ...] = ()
+) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    con.execute("create schema meta; create schema marts")
+    con.execute(
+        "create table meta.raw_tables (table_name varchar, location varchar, load_id varchar)"
+    )
+    con.execute(
+        "insert into meta.raw_tables values ('raw.a__rows', '/a', 'load-a1'), ('raw.b__rows', '/b', 'load-b1')"
+    )
+    for node in manifest["nodes"].values():
+        if (
+            node["resource_type"] == "model"
+            and node["config"]["materialized"] != "ephemeral"
+            and node["name"] not in missing
+        ):
+            con.execute(f"create table marts.{node['name']} (x int)")
+    return con
+
+
+def plan(
+    con: duckdb.DuckDBPyConnection, manifest: dict[str, Any], as_of: dt.date = AS_OF
+) -> dbt_versions.BuildPlan:
+    return plan_build(
+        con,
+        manifest,
+        as_of=as_of,
+        project_settings="vars: {}",
+        excluded_tags=["ledger"],
+        python_code="py1",
+    )
+
+
+def names(uids: frozenset[str]) -> set[str]:
+    return {uid.split(".")[-1] if not uid.startswith("unit_test") else "unit:case" for uid in uids}
+
+
+def test_a_build_runs_everything_once_then_only_what_changed(manifest: dict[str, Any]) -> None:
+    con = _warehouse(manifest)
+    first = plan(con, manifest)
+    # nothing recorded: everything of this build runs; the ledger model is another job's
+    # (left out by its tag), and its test must be left out by name (indirect selection is off)
+    assert names(first.run) == {
+        "stg_a",
+        "stg_b",
+        "both",
+        "aged",
+        "live",
+        "view_b",
+        "eph",
+        "not_null_both",
+        "unit:case",
+    }
+    assert names(first.left_out) == {"not_null_ledger_x"} and not first.skip
+
+    # a failed build records nothing: the same plan again
+    assert plan(con, manifest).run == first.run
+    dbt_versions.record(con, first.versions, first.run)
+
+    # nothing new: only what reads a table that is not a load (and an ephemeral model, SQL
+    # inlined into its children, never built on its own)
+    again = plan(con, manifest)
+    assert names(again.run) == {"live", "eph"}
+    assert names(again.skip) == {
+        "stg_a",
+        "stg_b",
+        "both",
+        "aged",
+        "view_b",
+        "not_null_both",
+        "unit:case",
+    }
+
+    # a new week: what reads the as-of date; a new load of b: b's descendants and their tests
+    assert names(plan(con, manifest, AS_OF + dt.timedelta(days=7)).run) == {"live", "eph", "aged"}
+    con.execute("update meta.raw_tables set load_id = 'load-b2' where table_name = 'raw.b__rows'")
+    assert names(plan(con, manifest).run) == {
+        "live",
+        "eph",
+        "stg_b",
+        "both",
+        "aged",
+        "view_b",
+        "not_null_both",
+        "unit:case",
+    }
+
+
+def test_a_dropped_table_is_built_again(manifest: dict[str, Any]) -> None:
+    con = _warehouse(manifest)
+    first = plan(con, manifest)
+    dbt_versions.record(con, first.versions, first.run)
+    con.execute("drop table marts.both")
+    assert "both" in names(plan(con, manifest).run)
+
+
+def test_the_exclusions_name_each_skipped_node_and_turn_indirect_selection_off(
+    manifest: dict[str, Any],
+) -> None:
+    con = _warehouse(manifest)
+    first = plan(con, manifest)
+    dbt_versions.record(con, first.versions, first.run)
+    args = plan(con, manifest).exclude_args()
+    assert args[:2] == ["--indirect-selection", "empty"]
+    assert args[2] == "--exclude"
+    assert set(args[3].split()) == {
+        "fqn:bvs.stg_a", "fqn:bvs.stg_b", "fqn:bvs.both", "fqn:bvs.aged", "fqn:bvs.view_b",
+        "fqn:bvs.not_null_both", "fqn:bvs.case", "fqn:bvs.not_null_ledger_x",
+    }  # fmt: skip
+
+
+def test_the_projects_as_of_readers_are_found_through_its_macros() -> None:
+    """On the real manifest: every model whose SQL calls as_of_date() reads it, and so do
+    those that reach it only through a macro (the current directors of persons.sql)."""
+    manifest = json.loads((DBT_PROJECT_DIR / "target" / "manifest.json").read_text())
+    models = {uid: n for uid, n in manifest["nodes"].items() if n["resource_type"] == "model"}
+    direct = {uid for uid, n in models.items() if "as_of_date()" in n["raw_code"]}
+    assert len(direct) >= 15
+    readers = as_of_readers(manifest)
+    assert direct <= readers
+    assert "model.bvs.match_banned_persons" in readers - direct  # through is_current_director
+    assert "model.bvs.entities" not in readers
+
+
+def test_with_skipping_off_everything_runs_and_is_recorded(manifest: dict[str, Any]) -> None:
+    con = _warehouse(manifest)
+    first = plan(con, manifest)
+    dbt_versions.record(con, first.versions, first.run)
+    full = plan_build(
+        con,
+        manifest,
+        as_of=AS_OF,
+        project_settings="vars: {}",
+        excluded_tags=["ledger"],
+        python_code="py1",
+        skip_unchanged=False,
+    )
+    assert full.run == first.run and not full.skip
+    assert full.exclude_args() == []  # dbt's own selection leaves the ledger's tests out
