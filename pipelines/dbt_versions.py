@@ -260,6 +260,50 @@ def record(
     return len(rows)
 
 
+def topological_order(manifest: Mapping[str, Any], uids: Iterable[str]) -> list[str]:
+    """``uids`` with every node after the nodes it depends on."""
+    nodes = manifest["nodes"]
+    wanted, done, order = set(uids), set(), []
+
+    def visit(uid: str) -> None:
+        if uid in done or uid not in nodes:
+            return
+        done.add(uid)
+        for parent in sorted(nodes[uid].get("depends_on", {}).get("nodes", [])):
+            visit(parent)
+        if uid in wanted:
+            order.append(uid)
+
+    for uid in sorted(wanted):
+        visit(uid)
+    return order
+
+
+def _closed_upwards(manifest: Mapping[str, Any], skip: set[str]) -> set[str]:
+    """Keep a node skipped only if everything it is built from is too (through ephemeral
+    models, inlined SQL): a table rebuilt only because it was missing keeps its version,
+    and so would its children, but Dagster needs a model's parents settled before it."""
+    nodes = manifest["nodes"]
+    clean: dict[str, bool] = {}
+
+    def is_clean(uid: str) -> bool:
+        if uid.startswith("source."):
+            return True
+        if uid not in clean:
+            node = nodes.get(uid)
+            if node is None:
+                clean[uid] = False
+            elif node.get("config", {}).get("materialized") == "ephemeral":
+                clean[uid] = all(map(is_clean, node.get("depends_on", {}).get("nodes", [])))
+            else:
+                clean[uid] = uid in skip and all(
+                    map(is_clean, node.get("depends_on", {}).get("nodes", []))
+                )
+        return clean[uid]
+
+    return {uid for uid in skip if uid not in nodes or is_clean(uid)}
+
+
 @dataclass(frozen=True)
 class BuildPlan:
     """What one whole-project dbt build runs and skips, and the versions it records."""
@@ -331,6 +375,7 @@ def plan_build(
             candidates.add(uid)
     previous = recorded(con) if skip_unchanged else {}
     skip = up_to_date(con, manifest, versions, candidates) if skip_unchanged else set()
+    skip = _closed_upwards(manifest, skip)
     # tests: skipped when their version is the one that last passed
     skip |= {
         uid

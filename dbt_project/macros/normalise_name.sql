@@ -21,7 +21,8 @@
          PLAN [NO] ` or `OWNERS CORPORATION [NO] ` becomes `SP `
      10. a designator at the end, after at least one word, becomes a short token, in this
          order: `[FAMILY] SUPERANNUATION FUND` / `[FAMILY] SUPER FUND` -> SF, `FAMILY TRUST` ->
-         FT, `UNIT TRUST` -> UT, `DISCRETIONARY TRUST` -> DT, `TRUST` -> TR
+         FT, `INVESTMENT TRUST` -> IT, `UNIT TRUST` -> UT, `DISCRETIONARY TRUST` -> DT,
+         `TRUST` -> TR, `PARTNERSHIP` -> PS
      11. trimmed; an empty result is null
 
     Steps 8-10 exist for the trigram similarity (CONTRACT decision 8): words that many
@@ -66,8 +67,10 @@
     {{ return([
         ('(FAMILY )?(SUPERANNUATION|SUPER) FUND', 'SF'),
         ('FAMILY TRUST', 'FT'),
+        ('INVESTMENT TRUST', 'IT'),
         ('UNIT TRUST', 'UT'),
         ('DISCRETIONARY TRUST', 'DT'),
         ('TRUST', 'TR'),
+        ('PARTNERSHIP', 'PS'),
     ]) }}
 {%- endmacro %}

@@ -42,9 +42,11 @@ _STRATA_PREFIX = re.compile("^OWNERS (STRATA PLAN|CORPORATION PLAN|CORPORATION)(
 DESIGNATORS = (
     ("(FAMILY )?(SUPERANNUATION|SUPER) FUND", "SF"),
     ("FAMILY TRUST", "FT"),
+    ("INVESTMENT TRUST", "IT"),
     ("UNIT TRUST", "UT"),
     ("DISCRETIONARY TRUST", "DT"),
     ("TRUST", "TR"),
+    ("PARTNERSHIP", "PS"),
 )
 _DESIGNATOR_SUFFIXES = tuple(
     (re.compile(" (" + phrase + ")$"), " " + token) for phrase, token in DESIGNATORS

@@ -481,8 +481,12 @@ def test_a_week_with_one_new_register_file_rebuilds_only_what_it_feeds(
     (notices,) = (data / "landing" / "gazette").glob("*.csv")
     lines = notices.read_bytes().rstrip(b"\r\n").split(b"\n")
     notices.write_bytes(b"\n".join(lines[:-1]) + b"\n")  # its last notice withdrawn
+    current = (data / "serving" / "CURRENT").read_text()
     run = _run(["run", "--as-of", AS_OF], env)
     assert run.returncode == 0, run.stdout + run.stderr
+    # what was left out counts as current: the publish goes on
+    assert "serving snapshot (published)" in run.stdout
+    assert (data / "serving" / "CURRENT").read_text() != current
     after = _built_at(data)
     rebuilt = {uid.split(".")[2] for uid in after if after[uid] != before.get(uid)}
     assert {"stg_gazette__notices", "int_match_records__gazette", "match_gazette"} <= rebuilt
