@@ -1,12 +1,13 @@
-"""What a dbt build must rebuild: a version for every model, seed and snapshot, from what
-its table is made of.
+"""What a dbt build must rebuild: a version for every model, seed, snapshot, data test
+and unit test, from what its table (or its verdict) is made of.
 
 A node's version is a hash over everything its rows depend on:
 
-* its own definition (dbt's checksum of its file, its config) and the code of every macro it
-  calls, through other macros and through `adapter.dispatch` (``duckdb__x``, ``default__x``);
-* the project's settings (``dbt_project.yml``: vars, folder configs), dbt's version and the
-  adapter's;
+* its own definition (dbt's checksum of its file, its config, columns and contract, a
+  test's arguments, a unit test's fixtures) and the code of every macro it calls, through
+  other macros and through `adapter.dispatch` (``duckdb__x``, ``default__x``);
+* the project's settings (``dbt_project.yml``: vars, folder configs), dbt's version, the
+  adapter's and DuckDB's;
 * the as-of date, when it calls ``as_of_date()`` (ages and recency: the verification tiles,
   the current directors, the market signals), directly or through a macro;
 * the project's Python package, for a Python model (its code lives in ``pipelines/``);
@@ -16,9 +17,9 @@ A node's version is a hash over everything its rows depend on:
   built on it: it is rebuilt every time).
 
 A build skips a node whose version is the one recorded when it was last built and whose
-relation exists (:func:`up_to_date`), and records the versions of what it built once the
-whole build has passed (:func:`record`): a failed build records nothing, so what it rebuilt
-is rebuilt and tested again next time. The weekly run whose only new file is one register's
+relation exists (:func:`up_to_date`) and everything it is built from is skipped too, and
+records the versions of what it built once the whole build has passed (:func:`record`): a
+failed build records nothing, so what it rebuilt is rebuilt and tested again next time. The weekly run whose only new file is one register's
 rebuilds that register's descendants and what reads the as-of date; the rest of the
 warehouse, and its tests, stand (docs/weekly-refresh.md).
 
