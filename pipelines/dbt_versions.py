@@ -229,11 +229,11 @@ def up_to_date(
     manifest: Mapping[str, Any],
     versions: Mapping[str, str | None],
     candidates: Iterable[str],
+    previous: Mapping[str, str],
 ) -> set[str]:
-    """The ``candidates`` a build may skip: version known, equal to the recorded one, and
-    the relation is there (an ephemeral model has none and is never skipped: it is SQL
-    inlined into its children, which are decided on their own)."""
-    previous = recorded(con)
+    """The ``candidates`` a build may skip: version known, equal to the ``previous`` one
+    recorded, and the relation is there (an ephemeral model has none and is never skipped:
+    it is SQL inlined into its children, which are decided on their own)."""
     existing = _existing_relations(con)
     skip = set()
     for uid in candidates:
@@ -375,7 +375,7 @@ def plan_build(
         else:
             candidates.add(uid)
     previous = recorded(con) if skip_unchanged else {}
-    skip = up_to_date(con, manifest, versions, candidates) if skip_unchanged else set()
+    skip = up_to_date(con, manifest, versions, candidates, previous) if skip_unchanged else set()
     skip = _closed_upwards(manifest, skip)
     # tests: skipped when their version is the one that last passed
     skip |= {

@@ -4,6 +4,7 @@ code, sources' loads and the as-of date; the plan; the records of a passed build
 import copy
 import datetime as dt
 import json
+from collections.abc import Iterable
 from typing import Any
 
 import duckdb
@@ -103,12 +104,13 @@ def versions(
     )
 
 
+def names(uids: Iterable[str]) -> set[str]:
+    """Short names: a node's, `unit:case` for the unit test."""
+    return {uid.split(".")[-1] if not uid.startswith("unit_test") else "unit:case" for uid in uids}
+
+
 def changed(before: dict[str, str | None], after: dict[str, str | None]) -> set[str]:
-    return {
-        uid.split(".")[-1] if not uid.startswith("unit_test") else "unit:case"
-        for uid in before
-        if before[uid] != after[uid]
-    }
+    return names(uid for uid in before if before[uid] != after[uid])
 
 
 def test_a_new_load_changes_its_descendants_and_their_tests_only(manifest: dict[str, Any]) -> None:
@@ -160,7 +162,7 @@ def test_code_changes_a_node_and_its_descendants(manifest: dict[str, Any]) -> No
     assert changed(before, versions(edited)) == {"not_null_both"}
 
     # the project's settings (vars, folder configs) and, for Python models, their package
-    everything = changed(before, {uid: "other" for uid in before}) - {"live"}  # live: never known
+    everything = names(before) - {"live"}  # live: never known
     assert changed(before, versions(manifest, settings="vars: {risk: 2}")) == everything
     edited = copy.deepcopy(manifest)
     edited["nodes"]["model.bvs.stg_b"]["language"] = "python"
@@ -205,10 +207,6 @@ def plan(
         excluded_tags=["ledger"],
         python_code="py1",
     )
-
-
-def names(uids: frozenset[str]) -> set[str]:
-    return {uid.split(".")[-1] if not uid.startswith("unit_test") else "unit:case" for uid in uids}
 
 
 def test_a_build_runs_everything_once_then_only_what_changed(manifest: dict[str, Any]) -> None:

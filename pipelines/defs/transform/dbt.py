@@ -43,11 +43,11 @@ def dbt_models(
     as_of = bvs.as_of_date()
     apply_dbt_env(settings, as_of=as_of)
     with writing(context, bvs):
-        plan = None
-        manifest = json.loads(dbt_project.manifest_path.read_bytes())
+        plan = manifest = None
         # another process having the file open: one line, now
         with warehouse(settings) as con:
             if _whole_selection(context):
+                manifest = json.loads(dbt_project.manifest_path.read_bytes())
                 plan = dbt_versions.plan_build(
                     con,
                     manifest,
@@ -57,7 +57,7 @@ def dbt_models(
                     skip_unchanged=settings.dbt_skip_unchanged,
                 )
         args = build_args()
-        if plan is not None:
+        if plan is not None and manifest is not None:
             context.log.info(f"dbt build: {plan.summary()}")
             args += plan.exclude_args()
             # first: a model's parents are settled before it (Dagster's order)
