@@ -748,6 +748,7 @@ def cmd_dbt_server(args: argparse.Namespace, settings: Settings) -> int:
         Path(path).expanduser().resolve(),
         project_dir=settings.dbt_project_dir,
         env=dbt_env(settings),
+        warm_bvs=not args.dbt_only,
     )
 
 
@@ -935,9 +936,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(func=cmd_serve)
 
     dbt_server = sub.add_parser(
-        "dbt-server", help="keep dbt loaded; bvs-dbt runs dbt commands through it (faster start)"
+        "dbt-server",
+        help="keep dbt and Dagster loaded; bvs-dbt's dbt commands and `bvs ledger run` start"
+        " in it (faster start)",
     )
     dbt_server.add_argument("--socket", type=Path, help="its Unix socket (default BVS_DBT_SERVER)")
+    dbt_server.add_argument(
+        "--dbt-only",
+        action="store_true",
+        help="warm dbt alone, not `bvs ledger run` too (starts about 5 s sooner)",
+    )
     dbt_server.set_defaults(func=cmd_dbt_server)
 
     ledger = sub.add_parser(
@@ -1000,3 +1008,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+if __name__ == "__main__":  # python -m pipelines.cli (the warm server runs bvs commands so)
+    sys.exit(main())

@@ -16,6 +16,7 @@ from pathlib import Path
 from pipelines.dbt_server import dbt_executable
 from pipelines.settings import Settings
 
+LEDGER_RUN_DIR_ENV = "BVS_LEDGER_RUN_DIR"  # macros/materializations/run_parquet.sql
 AS_OF_ENV = "BVS_AS_OF"  # "today" for dbt's age and recency rules (macros/as_of_date.sql)
 # dbt reads its partial parse from here (dbt's own flag): one file per profile, below
 PARTIAL_PARSE_ENV = "DBT_PARTIAL_PARSE_FILE_PATH"
@@ -58,13 +59,19 @@ def dbt_env(settings: Settings) -> dict[str, str]:
     return env
 
 
-def apply_dbt_env(settings: Settings, as_of: dt.date | None = None) -> None:
+def apply_dbt_env(
+    settings: Settings, as_of: dt.date | None = None, *, ledger_run_dir: Path | None = None
+) -> None:
     """Export the dbt variables to this process (dagster-dbt starts dbt as a child process),
     with ``as_of`` as BVS_AS_OF: the `as_of_date()` macro reads it when dbt executes, not
-    when it parses, so a new date keeps dbt's partial parse (a `--vars` change would not)."""
+    when it parses, so a new date keeps dbt's partial parse (a `--vars` change would not).
+    ``ledger_run_dir``: a ledger run's work folder, where its `run_parquet` models write
+    (BVS_LEDGER_RUN_DIR, read the same way)."""
     os.environ.update(dbt_env(settings))
     if as_of is not None:
         os.environ[AS_OF_ENV] = as_of.isoformat()
+    if ledger_run_dir is not None:
+        os.environ[LEDGER_RUN_DIR_ENV] = str(ledger_run_dir)
 
 
 def build_args(*, select: str | None = None) -> list[str]:

@@ -12,8 +12,16 @@ output (dagster-dbt reads its JSON log lines), the same artifacts, the same exit
 ``BVS_DBT_SERVER`` naming the socket of a running server, it hands the command over and
 relays signals (an interrupted run stops dbt); otherwise, or when the server is gone or
 stale, it becomes the real ``dbt`` (``exec``), so a missing server costs speed, never a
-run. The server is stale once dbt or its adapter is reinstalled: it answers no more
-commands and exits.
+run. The server is stale once dbt, its adapter or Dagster is reinstalled: it answers no
+more commands and exits. A client killed outright (it cannot relay SIGKILL) closes its
+connection, and the server kills the command with it.
+
+``bvs ledger run`` is served the same way (``pipelines.entry``, the ``bvs`` command): the
+server has Dagster and dagster-dbt imported too (about 5 s of a nightly ledger run,
+docs/ledgers.md "Speed"), and the child runs ``python -m pipelines.cli`` with the project's
+own modules imported afresh, so an edited file counts at once; a ``bvs`` of another
+checkout is told to run itself. Only third-party modules that start no thread are warmed
+(pandas, pyarrow and polars start theirs on import; a fork would copy none of them).
 
 The client imports only the standard library (it starts in about 30 ms). The server forks
 while it has a single thread, so a child inherits no lock held by another thread.
@@ -25,6 +33,8 @@ import atexit
 import contextlib
 import json
 import os
+import runpy
+import select
 import shutil
 import signal
 import socket
@@ -41,7 +51,14 @@ _INT = struct.Struct("!i")
 MAX_REQUEST_BYTES = 16 << 20  # arguments and environment; anything larger is not a client
 STALE = -1  # sent instead of a child's pid: the server will not run the command
 # the distributions whose reinstall makes a running server stale
-FINGERPRINTED = ("dbt-core", "dbt-adapters", "dbt-common", "dbt-duckdb", "duckdb")
+FINGERPRINTED = (
+    *("dbt-core", "dbt-adapters", "dbt-common", "dbt-duckdb", "duckdb"),
+    *("dagster", "dagster-dbt", "dagster-shared", "sqlalchemy", "alembic"),
+)
+# the bvs commands the server runs: the nightly ledger run, whose own work is seconds
+WARM_BVS_COMMANDS = {("ledger", "run")}
+# this checkout's package: a server runs the bvs commands of its own checkout only
+PACKAGE = Path(__file__).resolve().parent
 
 
 def dbt_executable(name: str = "dbt") -> str:
@@ -78,6 +95,42 @@ def _exec_dbt(argv: Sequence[str]) -> int:
     return 1  # not reached
 
 
+def hand_over(prog: str, args: list[str], **extra: str) -> int | None:
+    """Run ``prog ARGS`` in the warm server, with this process's environment, folder and
+    standard streams, relaying the signals that stop it: its exit code, or None when there
+    is no server to run it (none named, gone, stale, or one of another checkout)."""
+    path = os.environ.get(SERVER_ENV)
+    if not path:
+        return None
+    request = {"prog": prog, "argv": args, "cwd": os.getcwd(), "env": dict(os.environ), **extra}
+    payload = json.dumps(request).encode()
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(path)
+        socket.send_fds(conn, [_LENGTH.pack(len(payload))], [0, 1, 2])
+        conn.sendall(payload)
+        head = _recv_exactly(conn, _INT.size)
+    except OSError:  # no server there (not started, gone), or a stream closed
+        conn.close()
+        return None
+    with conn:
+        if head is None or (pid := _INT.unpack(head)[0]) <= 0:  # STALE, or no answer
+            return None
+        relayed = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+        def relay(signum: int, _frame: object) -> None:  # an interrupted client interrupts it
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signum)
+
+        for signum in relayed:
+            signal.signal(signum, relay)
+        tail = _recv_exactly(conn, _INT.size)
+        if tail is None:
+            print(f"{prog}: the process {pid} ended without an exit code", file=sys.stderr)
+            return 1
+        return int(_INT.unpack(tail)[0])
+
+
 def client_main(argv: Sequence[str] | None = None) -> int:
     """``bvs-dbt ARGS``: run ``dbt ARGS`` in the warm server if there is one, else exec dbt.
 
@@ -89,36 +142,8 @@ def client_main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         die_with_parent(signal.SIGTERM)
     args = list(sys.argv[1:] if argv is None else argv)
-    path = os.environ.get(SERVER_ENV)
-    if not path:
-        return _exec_dbt(args)
-    request = json.dumps({"argv": args, "cwd": os.getcwd(), "env": dict(os.environ)})
-    payload = request.encode()
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        conn.connect(path)
-        socket.send_fds(conn, [_LENGTH.pack(len(payload))], [0, 1, 2])
-        conn.sendall(payload)
-        head = _recv_exactly(conn, _INT.size)
-    except OSError:  # no server there (not started, gone), or a stream closed: the real dbt
-        conn.close()
-        return _exec_dbt(args)
-    with conn:
-        if head is None or (pid := _INT.unpack(head)[0]) <= 0:  # STALE, or no answer
-            return _exec_dbt(args)
-        relayed = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-        def relay(signum: int, _frame: object) -> None:  # an interrupted client interrupts dbt
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signum)
-
-        for signum in relayed:
-            signal.signal(signum, relay)
-        tail = _recv_exactly(conn, _INT.size)
-        if tail is None:
-            print(f"bvs-dbt: the dbt process {pid} ended without an exit code", file=sys.stderr)
-            return 1
-        return int(_INT.unpack(tail)[0])
+    code = hand_over("dbt", args)
+    return _exec_dbt(args) if code is None else code
 
 
 # ------------------------------------------------------------------------------- server
@@ -158,6 +183,29 @@ WARM_MODULES = (  # what a dbt command of this project imports (measured: sys.mo
     "babel.dates",
     "sqlparse",
 )
+# what ``bvs ledger run`` imports beyond dbt and that starts no thread (pandas, pyarrow and
+# polars start theirs on import: a fork would copy them without their threads)
+WARM_BVS_MODULES = (
+    "dagster",
+    "dagster_dbt",
+    "dagster._core.execution.execute_in_process",
+    "dagster._core.instance.factory",
+    "dagster._core.storage.sqlite_storage",
+    "dagster._core.storage.runs.sqlite",
+    "dagster._core.storage.event_log.sqlite",
+    "dagster._core.storage.schedules.sqlite",
+    "dagster._core.storage.local_compute_log_manager",
+    "dagster._core.workspace.context",
+    "dagster._daemon",
+    "dbt.graph.selector",
+    "sqlalchemy",
+    "alembic",
+    "structlog",
+    "fsspec",
+    "upath",
+    "pydantic_settings",
+    "watchdog.observers",
+)
 
 
 def _threads() -> int:
@@ -168,14 +216,15 @@ def _threads() -> int:
         return threading.active_count()
 
 
-def _warm(project_dir: Path | None, env: Mapping[str, str]) -> None:
-    """Import what dbt commands import, then parse ``project_dir`` once in a scratch target
-    folder: dbt generates its (de)serialisation code and JSON schemas the first time a
-    process uses them (about 2 s a command, measured), and every forked child inherits them.
-    A failed parse only leaves the children slower."""
+def _warm(project_dir: Path | None, env: Mapping[str, str], *, bvs: bool = True) -> None:
+    """Import what dbt commands import (and, with ``bvs``, what ``bvs ledger run`` imports:
+    about 5 s more to start), then parse ``project_dir`` once in a scratch target folder:
+    dbt generates its (de)serialisation code and JSON schemas the first time a process uses
+    them (about 2 s a command, measured), and every forked child inherits them. A failed
+    parse only leaves the children slower."""
     import importlib
 
-    for name in WARM_MODULES:
+    for name in (*WARM_MODULES, *(WARM_BVS_MODULES if bvs else ())):
         with contextlib.suppress(ImportError):  # a module a later dbt moved: only slower
             importlib.import_module(name)
     if project_dir is None:
@@ -204,8 +253,8 @@ def _warm(project_dir: Path | None, env: Mapping[str, str]) -> None:
 
 
 def _handle(conn: socket.socket, fds: list[int], request: dict) -> None:
-    """In a forked handler: fork the dbt process, tell the client its pid, wait for it to
-    exit (so whatever it held, such as the warehouse's lock, is released), send its exit
+    """In a forked handler: fork the command's process, tell the client its pid, wait for it
+    to exit (so whatever it held, such as the warehouse's lock, is released), send its exit
     code, exit."""
     code, started = 1, False
     try:
@@ -214,24 +263,53 @@ def _handle(conn: socket.socket, fds: list[int], request: dict) -> None:
         pid = os.fork()
         if pid == 0:
             conn.close()
-            _run_dbt(fds, request)
-        for fd in fds:  # the dbt process has them: the client's pipes close when it exits
+            _run_command(fds, request)
+        for fd in fds:  # the command has them: the client's pipes close when it exits
             os.close(fd)
         conn.sendall(_INT.pack(pid))
         started = True
-        _, status = os.waitpid(pid, 0)
-        code = os.waitstatus_to_exitcode(status)
+        code = os.waitstatus_to_exitcode(_wait_or_follow_client(conn, pid))
         code = 128 - code if code < 0 else code  # killed by a signal: as a shell reports it
     finally:
-        with contextlib.suppress(OSError):  # not started (no fork): the client runs dbt
+        with contextlib.suppress(OSError):  # not started (no fork): the client runs it
             conn.sendall(_INT.pack(code if started else STALE))
         os._exit(0)
 
 
-def _run_dbt(fds: list[int], request: dict) -> None:
-    """In the forked dbt process: become the caller's ``dbt ARGS``, then exit as dbt does."""
+def _wait_or_follow_client(conn: socket.socket, pid: int) -> int:
+    """Wait for the command's process (its wait status). A client sends nothing after its
+    request and, stopped by a signal, relays it and waits for the command: a client whose
+    connection closes first was killed, so the command is killed too (SIGKILL, as its
+    client was), as a command run directly dies with a killed run."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # not Linux 5.3+: wait alone
+        return os.waitpid(pid, 0)[1]
+    try:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        poller.register(conn.fileno(), select.POLLIN | select.POLLHUP)
+        while True:
+            ready = {fd for fd, _events in poller.poll()}
+            if pidfd in ready:
+                break
+            if not conn.recv(1, socket.MSG_PEEK):  # the client is gone
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                break
+            poller.unregister(conn.fileno())  # bytes a client should not send: ignored
+    finally:
+        os.close(pidfd)
+    return os.waitpid(pid, 0)[1]
+
+
+def _run_command(fds: list[int], request: dict) -> None:
+    """In the forked process: become the caller's ``dbt ARGS`` (or ``bvs ARGS``), then exit
+    as that command does."""
     code = 1
     try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
@@ -240,13 +318,20 @@ def _run_dbt(fds: list[int], request: dict) -> None:
         os.environ.clear()
         os.environ.update(request["env"])
         sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
-        sys.argv = ["dbt", *request["argv"]]
-        from dbt.cli.main import cli
-
+        prog = request.get("prog", "dbt")
+        sys.argv = [prog, *request["argv"]]
         try:
-            cli(args=request["argv"], prog_name="dbt")
-            code = 0
+            if prog == "bvs":
+                _bvs(request["argv"])
+                code = 0
+            else:
+                from dbt.cli.main import cli
+
+                cli(args=request["argv"], prog_name="dbt")
+                code = 0
         except SystemExit as exc:
+            if isinstance(exc.code, str):
+                print(exc.code, file=sys.stderr)
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         except KeyboardInterrupt:
             code = 130
@@ -261,9 +346,20 @@ def _run_dbt(fds: list[int], request: dict) -> None:
         os._exit(code)
 
 
+def _bvs(argv: list[str]) -> None:
+    """``bvs ARGS`` with this checkout's code as it is now (``python -m pipelines.cli``): the
+    project's modules the server imported for itself are imported again, so an edited file
+    is read as a new command would read it; only third-party packages are kept warm. Ends
+    with the command's ``SystemExit``."""
+    for name in [m for m in sys.modules if m == "pipelines" or m.startswith("pipelines.")]:
+        del sys.modules[name]
+    runpy.run_module("pipelines.cli", run_name="__main__", alter_sys=True)
+
+
 def _receive(conn: socket.socket) -> tuple[list[int], dict] | None:
-    """A client's streams and request ({"argv": [...], "cwd": ..., "env": {...}}), or None
-    (and nothing kept open) when what came is not one."""
+    """A client's streams and request ({"prog": "dbt" or "bvs", "argv": [...], "cwd": ...,
+    "env": {...}}, and a bvs command's "package"), or None (and nothing kept open) when what
+    came is not one."""
     fds: list[int] = []
     try:
         head, fds, _flags, _addr = socket.recv_fds(conn, _LENGTH.size, 3)
@@ -276,6 +372,14 @@ def _receive(conn: socket.socket) -> tuple[list[int], dict] | None:
             and isinstance(request.get("argv"), list)
             and isinstance(request.get("cwd"), str)
             and isinstance(request.get("env"), dict)
+            and (
+                request.get("prog", "dbt") == "dbt"
+                or (
+                    request.get("prog") == "bvs"
+                    and tuple(request["argv"][:2]) in WARM_BVS_COMMANDS
+                    and isinstance(request.get("package"), str)
+                )
+            )
         ):
             return fds, request
     except (OSError, ValueError):
@@ -291,10 +395,13 @@ def serve(
     project_dir: Path | None = None,
     env: Mapping[str, str] | None = None,
     ready: bool = True,
+    warm_bvs: bool = True,
 ) -> int:
     """Listen on ``path`` and run each command in a forked child until stopped or stale.
-    ``project_dir``: a dbt project to warm up with (parsed once, with ``env`` added)."""
-    _warm(project_dir, env or {})
+    ``project_dir``: a dbt project to warm up with (parsed once, with ``env`` added).
+    ``warm_bvs``: Dagster imported too, for ``bvs ledger run`` (without it, that command
+    still runs here, importing Dagster itself)."""
+    _warm(project_dir, env or {}, bvs=warm_bvs)
     if _threads() > 1:
         raise RuntimeError("warming up dbt left threads running: the server cannot fork")
     fingerprint = _fingerprint()
@@ -319,8 +426,14 @@ def serve(
                 try:
                     if _fingerprint() != fingerprint:
                         conn.sendall(_INT.pack(STALE))
-                        print("dbt was reinstalled: the dbt server stops", file=sys.stderr)
+                        print(
+                            "dbt or Dagster was reinstalled: the dbt server stops",
+                            file=sys.stderr,
+                        )
                         return 0
+                    if request.get("prog") == "bvs" and request["package"] != str(PACKAGE):
+                        conn.sendall(_INT.pack(STALE))  # another checkout's: it runs itself
+                        continue
                     sys.stdout.flush()
                     sys.stderr.flush()
                     if _threads() > 1:  # a fork would copy another thread's locks
@@ -335,8 +448,8 @@ def serve(
                     if pid == 0:
                         listener.close()
                         _handle(conn, fds, request)
-                    command = " ".join(request["argv"])
-                    print(f"dbt {command} (pid {pid})", file=sys.stderr, flush=True)
+                    command = " ".join([request.get("prog", "dbt"), *request["argv"]])
+                    print(f"{command} (pid {pid})", file=sys.stderr, flush=True)
                 finally:
                     for fd in fds:
                         os.close(fd)

@@ -1,14 +1,19 @@
-"""Processes on this machine: is one still running, what is it, die with the parent.
+"""Processes on this machine: is one still running, what is it, die with the parent, end
+without the interpreter's teardown.
 
 Linux facts (``/proc``, ``prctl``); elsewhere the answers are cautious ("alive", no command).
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import ctypes
 import os
 import signal
+import sys
 from pathlib import Path
+from typing import NoReturn
 
 _PR_SET_PDEATHSIG = 1
 
@@ -83,3 +88,17 @@ def die_with_parent(signum: int = signal.SIGTERM) -> None:
         return
     if os.getppid() != parent:  # orphaned before the request took effect
         os._exit(128 + int(signum))
+
+
+def exit_now(code: int) -> NoReturn:
+    """End this process with ``code`` as the interpreter would, minus tearing down every
+    module: the exit handlers run (logging's among them) and the standard streams are
+    flushed, then ``os._exit``. With Dagster and dbt imported, the teardown (the last
+    garbage collection of millions of their objects) took 1.7 s of every command, measured;
+    files are closed by the ``with`` that opened them, never by the teardown."""
+    with contextlib.suppress(BaseException):
+        atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+    os._exit(code)

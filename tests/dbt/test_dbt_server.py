@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.dbt_server import FINGERPRINTED, SERVER_ENV
+from pipelines.dbt_server import FINGERPRINTED, PACKAGE, SERVER_ENV, hand_over
 from pipelines.settings import PROJECT_ROOT
 
 BIN = Path(sys.executable).parent
@@ -38,12 +38,12 @@ class Server:
         """What the server has logged so far: one line per command it ran."""
         self.process.terminate()
         _, err = self.process.communicate(timeout=30)
-        return [line for line in err.splitlines() if line.startswith("dbt ")]
+        return [line for line in err.splitlines() if line.startswith(("dbt ", "bvs "))]
 
 
 def _start(socket: Path) -> Server:
     process = subprocess.Popen(
-        [str(BIN / "bvs"), "dbt-server", "--socket", str(socket)],
+        [str(BIN / "bvs"), "dbt-server", "--socket", str(socket), "--dbt-only"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -146,17 +146,8 @@ def test_a_project_parsed_and_run_in_the_server_builds_its_models(
     """A project of its own, parsed from nothing in the child (dbt's static parser, which has
     threads of its own, runs there), then run: the table is in the caller's warehouse and its
     lock is free when the client returns."""
-    project = tmp_path / "project"
-    (project / "models").mkdir(parents=True)
-    (project / "dbt_project.yml").write_text(
-        "name: tiny\nversion: '1.0'\nprofile: tiny\nconfig-version: 2\n"
-    )
-    (project / "profiles.yml").write_text(
-        "tiny:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n"
-        "      path: \"{{ env_var('TINY_WAREHOUSE') }}\"\n      threads: 1\n"
-    )
-    (project / "models" / "numbers.sql").write_text(
-        "{{ config(materialized='table') }}\nselect range as n from range(5)\n"
+    project = _tiny_project(
+        tmp_path, "{{ config(materialized='table') }}\nselect range as n from range(5)\n"
     )
     warehouse = tmp_path / "tiny.duckdb"
     env = server.env(TINY_WAREHOUSE=str(warehouse), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
@@ -178,6 +169,83 @@ def test_a_malformed_request_is_dropped_and_the_server_goes_on(server: Server) -
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
             raw.connect(str(server.socket))
             raw.sendall(garbage)
+    done = _run([str(BIN / "bvs-dbt"), "--version"], server.env())
+    assert done.returncode == 0 and "Core:" in done.stdout
+    assert [line.rsplit(" (pid", 1)[0] for line in server.commands()] == ["dbt --version"]
+
+
+def _tiny_project(root: Path, sql: str) -> Path:
+    project = root / "project"
+    (project / "models").mkdir(parents=True)
+    (project / "dbt_project.yml").write_text(
+        "name: tiny\nversion: '1.0'\nprofile: tiny\nconfig-version: 2\n"
+    )
+    (project / "profiles.yml").write_text(
+        "tiny:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n"
+        "      path: \"{{ env_var('TINY_WAREHOUSE') }}\"\n      threads: 1\n"
+    )
+    (project / "models" / "numbers.sql").write_text(sql)
+    return project
+
+
+def test_a_killed_client_takes_its_command_with_it(server: Server, tmp_path: Path) -> None:
+    """A client stopped by a signal relays it; one killed outright (SIGKILL) cannot, so the
+    server kills the command when the client's connection closes: a killed run leaves no
+    dbt writing the warehouse, as when dbt is its own child."""
+    project = _tiny_project(
+        tmp_path,
+        "{{ config(materialized='table') }}\n"
+        "select count(*) as n from range(1000000000000) t(i) where i % 7 = 3\n",
+    )
+    warehouse = tmp_path / "tiny.duckdb"
+    env = server.env(TINY_WAREHOUSE=str(warehouse), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
+    client = subprocess.Popen(
+        [str(BIN / "bvs-dbt"), "run", "--profiles-dir", str(project)],
+        env=env, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    assert client.stdout is not None
+    for line in client.stdout:  # dbt is running the endless model
+        if "START sql table model" in line:
+            break
+    client.kill()
+    client.wait()
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with duckdb.connect(str(warehouse)) as con:  # read-write: dbt let go of it
+                con.execute("select 1")
+            break
+        except duckdb.IOException:
+            assert time.monotonic() < deadline, "the command outlived its killed client"
+            time.sleep(0.1)
+    assert [line.rsplit(" (pid", 1)[0] for line in server.commands()] == [
+        f"dbt run --profiles-dir {project}"
+    ]
+
+
+def test_bvs_ledger_run_runs_in_the_server_as_it_runs_alone(server: Server, tmp_path: Path) -> None:
+    """`bvs ledger run` goes to the server (Dagster and dagster-dbt already imported there)
+    and answers exactly as the command run alone does."""
+    alone_env = {k: v for k, v in os.environ.items() if k != SERVER_ENV}
+    alone_env |= {"BVS_DATA_DIR": str(tmp_path / "data"), "DAGSTER_HOME": str(tmp_path / "home")}
+    command = [str(BIN / "bvs"), "ledger", "run", "--customer", "nobody"]
+    alone = _run(command, alone_env)
+    warm = _run(command, {**alone_env, SERVER_ENV: str(server.socket)})
+    assert warm.returncode == alone.returncode != 0
+    assert (warm.stdout, warm.stderr) == (alone.stdout, alone.stderr)
+    assert "nobody" in warm.stderr
+    ran = [line.rsplit(" (pid", 1)[0] for line in server.commands()]
+    assert ran == ["bvs ledger run --customer nobody"]
+
+
+def test_a_bvs_command_the_server_does_not_run_runs_itself(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another checkout's `bvs` (the server would run its own code), or a command that is
+    not warmed: the client is told to run it itself (None), and the server goes on."""
+    monkeypatch.setenv(SERVER_ENV, str(server.socket))
+    assert hand_over("bvs", ["ledger", "run"], package="/another/checkout/pipelines") is None
+    assert hand_over("bvs", ["keys", "list"], package=str(PACKAGE)) is None
     done = _run([str(BIN / "bvs-dbt"), "--version"], server.env())
     assert done.returncode == 0 and "Core:" in done.stdout
     assert [line.rsplit(" (pid", 1)[0] for line in server.commands()] == ["dbt --version"]

@@ -95,10 +95,10 @@ def pipeline_world(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -
     shutil.copytree(sample_dir, data / "landing")
     bvs = str(Path(sys.executable).with_name("bvs"))
     # the run's dbt commands go through a warm dbt (pipelines/dbt_server.py), as under
-    # `make dev`: every test of the world checks what it built
+    # `make dev`: every test of the world checks what it built (dbt alone: no ledger run here)
     socket = root / "dbt.sock"
     server = subprocess.Popen(
-        [bvs, "dbt-server", "--socket", str(socket)],
+        [bvs, "dbt-server", "--socket", str(socket), "--dbt-only"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -181,3 +181,31 @@ def test_the_death_signal_kills_a_child_that_inherited_it_ignored(tmp_path: Path
     while processes.alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not processes.alive(child)
+
+
+def test_exit_now_runs_the_exit_handlers_and_flushes_the_streams() -> None:
+    """The `bvs` command ends with exit_now (no interpreter teardown): the exit code, what
+    was buffered on stdout and stderr, and the exit handlers' output all still arrive."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                """
+                import atexit, sys
+                from pipelines.processes import exit_now
+                atexit.register(lambda: print("handler ran"))
+                sys.stdout.write("x" * 100_000)
+                sys.stderr.write("to stderr")
+                exit_now(3)
+                print("not reached")
+                """
+            ),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 3
+    assert done.stdout == "x" * 100_000 + "handler ran\n"
+    assert done.stderr == "to stderr"

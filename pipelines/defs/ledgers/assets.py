@@ -19,6 +19,7 @@ from pipelines.ledgers.run import (
     plan_path,
     prepare_run,
     result_path,
+    work_dir,
 )
 from pipelines.warehouse.connection import warehouse
 
@@ -100,9 +101,11 @@ def ledger_inputs(
 def ledger_dbt_models(
     context: dg.AssetExecutionContext, dbt: DbtCliResource, bvs: BvsResource
 ) -> Iterator[Any]:
-    _customer, run_date = _partition(context)
-    # the ledger rows are decided as of the run date, DuckDB within the ledger runs' memory
-    apply_dbt_env(bvs.settings().for_ledger_runs(), as_of=run_date)
+    customer, run_date = _partition(context)
+    settings = bvs.settings().for_ledger_runs()
+    # the ledger rows are decided as of the run date, DuckDB within the ledger runs' memory;
+    # the run's results are written into its work folder (run_parquet models)
+    apply_dbt_env(settings, as_of=run_date, ledger_run_dir=work_dir(settings, customer))
     with writing(context, bvs):
         yield from stream_and_tidy(dbt.cli(["build"], context=context))
 

@@ -6,6 +6,8 @@ import os
 import re
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
+from functools import cached_property
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from dagster_dbt import (
 )
 from dagster_dbt.dbt_project import DbtProjectPreparer
 from dagster_shared.record import replace
+from packaging import version
 
 from pipelines.dbt import prepare_manifest
 from pipelines.dbt_server import dbt_executable
@@ -113,6 +116,13 @@ class BvsDbtCliResource(DbtCliResource):
 
     def _initialize_dbt_core_adapter(self, args: Sequence[str]) -> Any:
         return None
+
+    @cached_property
+    def _cli_version(self) -> version.Version:
+        """The dbt that runs is this environment's (``bvs-dbt``: the warm dbt or ``dbt``
+        itself), so its version is the installed dbt-core's: dagster-dbt would otherwise
+        start ``dbt --version`` before a run's first dbt command (0.3 s a night)."""
+        return version.parse(metadata.version("dbt-core"))
 
 
 def dbt_resource() -> DbtCliResource:

@@ -10,7 +10,7 @@
 -- score and no risk level.
 
 
-{{ config(materialized='table') }}
+{{ config(materialized=bvs.run_file_materialization()) }}
 
 {%- set checks = bvs.check_ids() %}
 
