@@ -1,4 +1,5 @@
-"""The warm dbt (``bvs dbt-server`` and its client ``bvs-dbt``) behaves as dbt itself does.
+"""The warm dbt (``bvs dbt-server`` and its clients ``bvs-dbt`` and ``bvs ledger run``)
+behaves as dbt, and the command, do on their own.
 
 Each test starts a real server on a Unix socket in ``tmp_path`` and runs the real client
 executable, comparing with the real ``dbt`` of this environment.
