@@ -96,6 +96,7 @@ def test_dagster_dev_loads_every_definition_without_the_makefile(tmp_path: Path)
             env=_engineer_env(tmp_path / "dagster_home"),
             stdout=out,
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # its webserver and daemon in its group, to kill with it
         )
     try:
         location = _loaded_location(f"http://127.0.0.1:{port}/graphql", server, log)
@@ -103,8 +104,8 @@ def test_dagster_dev_loads_every_definition_without_the_makefile(tmp_path: Path)
         server.send_signal(signal.SIGINT)  # how dagster dev stops cleanly (no orphans)
         try:
             server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        except subprocess.TimeoutExpired:  # a loaded machine: the webserver and daemon too
+            os.killpg(server.pid, signal.SIGKILL)
             server.wait()
 
     (repository,) = location["repositories"]
