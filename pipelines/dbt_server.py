@@ -29,7 +29,6 @@ while it has a single thread, so a child inherits no lock held by another thread
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import json
 import os
@@ -306,6 +305,8 @@ def _wait_or_follow_client(conn: socket.socket, pid: int) -> int:
 def _run_command(fds: list[int], request: dict) -> None:
     """In the forked process: become the caller's ``dbt ARGS`` (or ``bvs ARGS``), then exit
     as that command does."""
+    from pipelines.processes import exit_now  # before a bvs command re-imports the project
+
     code = 1
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -336,14 +337,9 @@ def _run_command(fds: list[int], request: dict) -> None:
         except KeyboardInterrupt:
             code = 130
     finally:
-        # what a normal interpreter exit does (the server's own frames must not unwind here):
-        # exit handlers (multiprocessing's clean-up, logging), then the streams
-        with contextlib.suppress(BaseException):
-            atexit._run_exitfuncs()
-        with contextlib.suppress(BaseException):
-            sys.stdout.flush()
-            sys.stderr.flush()
-        os._exit(code)
+        # what a normal interpreter exit does (exit handlers: multiprocessing's clean-up,
+        # logging; then the streams), without unwinding the server's own frames
+        exit_now(code)
 
 
 def _bvs(argv: list[str]) -> None:
