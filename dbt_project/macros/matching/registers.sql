@@ -198,17 +198,13 @@ people as (
 
 ),
 
-pairs as (
+candidates as (
 
     select
         {% for key in key_columns %}register_people.{{ key }},{% endfor %}
         people.abn,
         people.method,
         people.method_rank,
-        {{ bvs.trigram_array_similarity(
-            bvs.trigram_array(bvs.normalise_name('people.person_name')),
-            bvs.trigram_array(bvs.normalise_name('register_people.' ~ name_column))
-        ) }} as score,
         people.person_name as matched_name,
         register_people.{{ name_column }} as compared_name
     from register_people
@@ -218,6 +214,45 @@ pairs as (
     {%- if rule == 'compatible' %}
     where {{ bvs.person_given_names_match('register_people', 'people') }}
     {%- endif %}
+
+),
+
+{#- Each distinct name normalised and split into trigrams once, not once per pair: a
+    common name meets hundreds of register entries, and the normalisation is most of
+    the cost. #}
+matched_names as (
+
+    select
+        matched_name,
+        {{ bvs.trigram_array(bvs.normalise_name('matched_name')) }} as trigrams
+    from (select distinct matched_name from candidates) as names
+
+),
+
+compared_names as (
+
+    select
+        compared_name,
+        {{ bvs.trigram_array(bvs.normalise_name('compared_name')) }} as trigrams
+    from (select distinct compared_name from candidates) as names
+
+),
+
+pairs as (
+
+    select
+        {% for key in key_columns %}candidates.{{ key }},{% endfor %}
+        candidates.abn,
+        candidates.method,
+        candidates.method_rank,
+        {{ bvs.trigram_array_similarity('matched_names.trigrams', 'compared_names.trigrams') }} as score,
+        candidates.matched_name,
+        candidates.compared_name
+    from candidates
+    inner join matched_names
+        on candidates.matched_name = matched_names.matched_name
+    inner join compared_names
+        on candidates.compared_name = compared_names.compared_name
 
 )
 

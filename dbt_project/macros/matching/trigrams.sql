@@ -29,12 +29,19 @@
     {{ return(adapter.dispatch('trigram_array', 'bvs')(name)) }}
 {%- endmacro %}
 
+{#
+    The padded name is bound once, as the parameter of a lambda over a one-element list:
+    written inline in the window lambda, an expression `name` (normalise_name's chain of
+    regular expressions) would be evaluated again for every window of every name.
+#}
 {% macro default__trigram_array(name) -%}
-    {%- set padded = bvs.trigram_padded(name) -%}
-    list_distinct(list_filter(
-        list_transform(range(1, length({{ padded }}) - 1), lambda i: substring({{ padded }}, i, 3)),
-        lambda t: t not like '%  '
-    ))
+    list_distinct(flatten(list_transform(
+        [{{ bvs.trigram_padded(name) }}],
+        lambda padded: list_filter(
+            list_transform(range(1, length(padded) - 1), lambda i: substring(padded, i, 3)),
+            lambda t: t not like '%  '
+        )
+    )))
 {%- endmacro %}
 
 {% macro postgres__trigram_array(name) -%}
