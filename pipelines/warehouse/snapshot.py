@@ -12,7 +12,9 @@ those files read-only. Publishing a snapshot:
    ``meta.sources`` (each source's last load, its files and its refresh cadence)),
    ``CHECKPOINT``, ``DETACH``, fsync;
 2. verify it from a separate read-only process (``python -m pipelines.warehouse.snapshot
-   verify``): row counts of every table and the metadata must match what the writer copied;
+   verify``): row counts of every table and the metadata must match what the writer copied,
+   and every view must bind in the file (a view is not counted: counting it runs its query,
+   `marts.tiles` 36 times the rows of ``marts.verifications``, minutes at 5 M ABNs);
 3. rename it to ``<id>.duckdb`` (so every final-named file has been verified), fsync the folder;
 4. switch the pointer ``<serving_dir>/CURRENT`` (JSON, temp file + fsync + ``os.replace``);
 5. keep the newest ``settings.snapshots_kept`` files and the current one, delete the rest.
@@ -70,7 +72,8 @@ create table {snap}.meta.snapshot (
     snapshot_id varchar not null,
     built_at timestamptz not null,
     as_of date not null,
-    row_counts json not null        -- {{"schema.table": rows}} for every data table
+    row_counts json not null,       -- {{"schema.table": rows}} for every data table
+    views json not null             -- ["schema.view", ...]: views over those tables
 )
 """
 
@@ -162,6 +165,7 @@ class SnapshotInfo:
     built_at: dt.datetime
     as_of: dt.date
     tables: dict[str, int]  # "schema.table" -> rows
+    views: tuple[str, ...] = ()  # "schema.view", recreated over the file's own tables
     sidecars: dict[str, Path] = field(default_factory=dict)  # name -> file built from it
 
 
@@ -439,8 +443,9 @@ def _build(
     schemas: Sequence[str],
     extra_tables: Sequence[str],
     cadences: Mapping[str, int],
-) -> dict[str, int]:
-    """Write the snapshot into ``tmp`` through the writer's connection; return row counts.
+) -> tuple[dict[str, int], tuple[str, ...]]:
+    """Write the snapshot into ``tmp`` through the writer's connection; return the tables'
+    row counts and the views' names.
 
     Works on its own cursor, so it copies the warehouse's committed state.
     """
@@ -466,16 +471,23 @@ def _build(
                     target = f"{snap}.{_qualified(schema, table)}"
                     if (schema, table) in views:
                         cur.execute(f"create view {target} as {views[(schema, table)]}")
-                    else:
-                        cur.execute(f"create table {target} as select * from {source}")
+                        continue
+                    cur.execute(f"create table {target} as select * from {source}")
                     # Counted on the warehouse side, so the check in another process compares
                     # the file against what the writer saw, not against itself.
                     count_row = cur.execute(f"select count(*) from {source}").fetchone()
                     counts[f"{schema}.{table}"] = int(count_row[0]) if count_row else 0
+                view_names = tuple(sorted(f"{schema}.{view}" for schema, view in views))
                 cur.execute(_SNAPSHOT_DDL.format(snap=snap))
                 cur.execute(
-                    f"insert into {snap}.meta.snapshot values (?, ?, ?, ?)",
-                    [snapshot_id, built_at, as_of, json.dumps(counts, sort_keys=True)],
+                    f"insert into {snap}.meta.snapshot values (?, ?, ?, ?, ?)",
+                    [
+                        snapshot_id,
+                        built_at,
+                        as_of,
+                        json.dumps(counts, sort_keys=True),
+                        json.dumps(view_names),
+                    ],
                 )
                 _copy_sources(cur, catalog, snap, cadences)
                 cur.execute("commit")
@@ -487,7 +499,7 @@ def _build(
         finally:
             with contextlib.suppress(duckdb.Error):
                 cur.execute(f"detach database if exists {snap}")
-        return counts
+        return counts, view_names
     finally:
         cur.close()
 
@@ -496,9 +508,15 @@ def _build(
 
 
 def check_snapshot_file(
-    path: Path, expected: dict[str, int], snapshot_id: str | None = None, *, threads: int = 0
+    path: Path,
+    expected: dict[str, int],
+    snapshot_id: str | None = None,
+    *,
+    views: Sequence[str] = (),
+    threads: int = 0,
 ) -> None:
-    """Open ``path`` read-only in this process and compare it with ``expected`` row counts.
+    """Open ``path`` read-only in this process and compare it with ``expected`` row counts
+    (tables) and ``views`` (each must be a view that binds over the file's own tables).
 
     Used by the verify subprocess; call ``verify_snapshot`` from the pipeline instead.
     ``threads`` caps DuckDB's threads (0: DuckDB's default).
@@ -524,32 +542,47 @@ def check_snapshot_file(
         for name, kind in sorted(data_tables.items()):
             if kind not in {"BASE TABLE", "VIEW"}:
                 problems.append(f"{name} is a {kind.lower()}, not a table or view")
-        missing = sorted(set(expected) - set(data_tables))
-        unexpected = sorted(set(data_tables) - set(expected))
+        wanted = set(expected) | set(views)
+        missing = sorted(wanted - set(data_tables))
+        unexpected = sorted(set(data_tables) - wanted)
         if missing:
             problems.append(f"tables missing: {', '.join(missing)}")
         if unexpected:
             problems.append(f"unexpected tables: {', '.join(unexpected)}")
         for name in sorted(set(expected) & set(data_tables)):
             schema, table = name.split(".", 1)
+            if data_tables[name] != "BASE TABLE":
+                problems.append(f"{name} is a {data_tables[name].lower()}, expected a table")
+                continue
             row = con.execute(f"select count(*) from {_qualified(schema, table)}").fetchone()
             actual = int(row[0]) if row else -1
             if actual != expected[name]:
                 problems.append(f"{name} has {actual} rows, expected {expected[name]}")
+        for name in sorted(set(views) & set(data_tables)):
+            schema, view = name.split(".", 1)
+            if data_tables[name] != "VIEW":
+                problems.append(f"{name} is a {data_tables[name].lower()}, expected a view")
+                continue
+            try:  # binds every name the view reads, runs nothing
+                con.execute(f"select * from {_qualified(schema, view)} limit 0").fetchall()
+            except duckdb.Error as exc:
+                problems.append(f"view {name} does not bind: {exc}".replace("\n", " "))
         if "meta.snapshot" in found:
             meta_rows = con.execute(
-                "select snapshot_id, row_counts, as_of, built_at from meta.snapshot"
+                "select snapshot_id, row_counts, as_of, built_at, views from meta.snapshot"
             ).fetchall()
             if len(meta_rows) != 1:
                 problems.append(f"meta.snapshot has {len(meta_rows)} rows, expected 1")
             else:
-                meta_id, row_counts, as_of, built_at = meta_rows[0]
+                meta_id, row_counts, as_of, built_at, meta_views = meta_rows[0]
                 if snapshot_id is not None and meta_id != snapshot_id:
                     problems.append(f"meta.snapshot names {meta_id!r}, expected {snapshot_id!r}")
                 if as_of is None or built_at is None:
                     problems.append("meta.snapshot has no as_of or built_at")
                 if json.loads(row_counts) != expected:
                     problems.append("meta.snapshot row_counts differ from the expected counts")
+                if sorted(json.loads(meta_views)) != sorted(views):
+                    problems.append("meta.snapshot views differ from the expected views")
         if problems:
             raise SnapshotError(f"snapshot {path.name} failed verification: " + "; ".join(problems))
     finally:
@@ -561,6 +594,7 @@ def verify_snapshot(
     expected: dict[str, int],
     *,
     snapshot_id: str | None = None,
+    views: Sequence[str] = (),
     timeout: float = VERIFY_TIMEOUT_SECONDS,
     threads: int = 0,
 ) -> None:
@@ -576,6 +610,8 @@ def verify_snapshot(
         "verify",
         str(path),
         json.dumps(expected, sort_keys=True),
+        "--views",
+        json.dumps(sorted(views)),
     ]
     if snapshot_id is not None:
         command += ["--snapshot-id", snapshot_id]
@@ -599,22 +635,24 @@ def read_snapshot_info(path: Path) -> SnapshotInfo:
     """The metadata of one snapshot file (opened read-only)."""
     con = duckdb.connect(str(path), read_only=True)
     try:
-        row = con.execute(
-            "select snapshot_id, built_at, as_of, row_counts from meta.snapshot"
-        ).fetchone()
+        cursor = con.execute("select * from meta.snapshot")
+        names = [column[0] for column in cursor.description or ()]
+        row = cursor.fetchone()
     except duckdb.Error as exc:
         raise SnapshotError(f"{path.name} has no readable meta.snapshot: {exc}") from exc
     finally:
         con.close()
     if row is None:
         raise SnapshotError(f"{path.name} has an empty meta.snapshot")
-    snapshot_id, built_at, as_of, row_counts = row
+    meta = dict(zip(names, row, strict=True))
     return SnapshotInfo(
-        snapshot_id=str(snapshot_id),
+        snapshot_id=str(meta["snapshot_id"]),
         path=path,
-        built_at=built_at.astimezone(dt.UTC),
-        as_of=as_of,
-        tables={str(k): int(v) for k, v in json.loads(row_counts).items()},
+        built_at=meta["built_at"].astimezone(dt.UTC),
+        as_of=meta["as_of"],
+        tables={str(k): int(v) for k, v in json.loads(meta["row_counts"]).items()},
+        # a snapshot published before views were listed apart has no `views` column
+        views=tuple(str(view) for view in json.loads(meta.get("views") or "[]")),
     )
 
 
@@ -625,6 +663,7 @@ def _pointer_payload(info: SnapshotInfo, settings: Settings) -> str:
         "built_at": info.built_at.isoformat(),
         "as_of": info.as_of.isoformat(),
         "tables": info.tables,
+        "views": list(info.views),
         "sidecars": {
             name: path.relative_to(settings.serving_dir).as_posix()
             for name, path in info.sidecars.items()
@@ -652,6 +691,7 @@ def current_snapshot(settings: Settings) -> SnapshotInfo | None:
             built_at=dt.datetime.fromisoformat(payload["built_at"]).astimezone(dt.UTC),
             as_of=dt.date.fromisoformat(payload["as_of"]),
             tables={str(k): int(v) for k, v in payload["tables"].items()},
+            views=tuple(str(view) for view in payload.get("views", [])),
             sidecars={
                 str(name): settings.serving_dir / str(file)
                 for name, file in payload.get("sidecars", {}).items()
@@ -768,7 +808,7 @@ def publish_snapshot(
 
     flushed = _flushed_as_written(directory, snapshot_id, settings.publish_flush_seconds)
     with _removed_on_error(tmp), flushed, _threads(con, settings.publish_threads):
-        counts = _build(
+        counts, views = _build(
             con,
             tmp,
             snapshot_id=snapshot_id,
@@ -780,7 +820,7 @@ def publish_snapshot(
         )
         _fsync_file(tmp)
         threads = settings.publish_threads
-        verify_snapshot(tmp, counts, snapshot_id=snapshot_id, threads=threads)
+        verify_snapshot(tmp, counts, snapshot_id=snapshot_id, views=views, threads=threads)
         built: dict[str, Path] = {}
         try:
             for name, build in (sidecars or {}).items():
@@ -804,15 +844,17 @@ def publish_snapshot(
         built_at=built_at,
         as_of=as_of,
         tables=counts,
+        views=views,
         sidecars=built,
     )
     _write_atomically(pointer_path(settings), _pointer_payload(info, settings))
     log.info(
-        "published snapshot %s (as of %s): %d tables, %d rows",
+        "published snapshot %s (as of %s): %d tables, %d rows, %d views",
         snapshot_id,
         as_of,
         len(counts),
         sum(counts.values()),
+        len(views),
     )
     retain_snapshots(settings)
     return info
@@ -839,6 +881,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     verify.add_argument("path", type=Path)
     verify.add_argument("expected", help='JSON object {"schema.table": rows}')
     verify.add_argument("--snapshot-id", default=None)
+    verify.add_argument("--views", default="[]", help='JSON array ["schema.view", ...]')
     verify.add_argument("--threads", type=int, default=0, help="DuckDB threads (0: default)")
     args = parser.parse_args(argv)
 
@@ -846,10 +889,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         expected = json.loads(args.expected)
         if not isinstance(expected, dict):
             raise ValueError("expected counts must be a JSON object")
+        views = json.loads(args.views)
+        if not isinstance(views, list):
+            raise ValueError("--views must be a JSON array")
         check_snapshot_file(
             args.path,
             {str(k): int(v) for k, v in expected.items()},
             args.snapshot_id,
+            views=[str(view) for view in views],
             threads=args.threads,
         )
     except (SnapshotError, ValueError, duckdb.Error) as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import json
@@ -118,7 +119,9 @@ def test_publish_writes_snapshot_file_and_points_current_at_it(
     assert snapshot.is_snapshot_id(info.snapshot_id)
     assert info.path == settings.serving_dir / "snapshots" / f"{info.snapshot_id}.duckdb"
     assert info.path.is_file()
-    assert info.tables == {"marts.Odd Name": 2, "marts.companies": 3, "marts.named_companies": 1}
+    # the tables with their row counts; a view by name only (counting it would run it)
+    assert info.tables == {"marts.Odd Name": 2, "marts.companies": 3}
+    assert info.views == ("marts.named_companies",)
     assert _snapshot_names(settings) == [info.path.name]  # no temp file, no WAL left
     assert current_snapshot(settings) == info
     pointer = json.loads((settings.serving_dir / "CURRENT").read_text())
@@ -151,7 +154,7 @@ def test_snapshot_metadata_records_build_as_of_row_counts_and_source_files(
 
     with open_snapshot(settings) as con:
         meta_rows = con.execute(
-            "select snapshot_id, built_at, as_of, row_counts from meta.snapshot"
+            "select snapshot_id, built_at, as_of, row_counts, views from meta.snapshot"
         ).fetchall()
         sources = con.execute(
             "select source, load_id, extract_date, file_name, sha256, rows "
@@ -159,12 +162,14 @@ def test_snapshot_metadata_records_build_as_of_row_counts_and_source_files(
         ).fetchall()
 
     assert len(meta_rows) == 1
-    snapshot_id, built_at, as_of, row_counts = meta_rows[0]
+    snapshot_id, built_at, as_of, row_counts, views = meta_rows[0]
     assert snapshot_id == info.snapshot_id
     assert built_at.astimezone(UTC) == info.built_at
     assert abs(dt.datetime.now(UTC) - built_at) < dt.timedelta(minutes=1)
     assert as_of == AS_OF
     assert json.loads(row_counts) == info.tables
+    assert json.loads(views) == ["marts.named_companies"]
+    assert snapshot.read_snapshot_info(info.path) == dataclasses.replace(info, sidecars={})
     # the last *successful* load per source (not the failed or unchanged ones), file by file
     assert sources == [
         ("abr", "abr-2", dt.date(2026, 11, 15), "public_split_1.zip!p1.xml", "b1" * 32, 1000),
@@ -277,24 +282,50 @@ def test_verify_runs_in_a_separate_read_only_process(
     assert command[:4] == [sys.executable, "-m", "pipelines.warehouse.snapshot", "verify"]
     assert command[4].endswith(f"{info.snapshot_id}.duckdb.tmp")  # checked before it is named
     assert json.loads(command[5]) == info.tables
+    assert command[6:8] == ["--views", json.dumps(["marts.named_companies"])]
 
 
 def test_verify_reports_every_mismatch(
     writer: duckdb.DuckDBPyConnection, settings: Settings
 ) -> None:
     info = publish_snapshot(writer, settings, as_of=AS_OF)
-    verify_snapshot(info.path, info.tables, snapshot_id=info.snapshot_id)  # passes
+    views = info.views
+    verify_snapshot(info.path, info.tables, snapshot_id=info.snapshot_id, views=views)  # passes
 
     wrong = dict(info.tables) | {"marts.companies": 4, "marts.ghosts": 1}
     del wrong["marts.Odd Name"]
     with pytest.raises(SnapshotError) as caught:
-        verify_snapshot(info.path, wrong, snapshot_id="someone-else")
+        verify_snapshot(info.path, wrong, snapshot_id="someone-else", views=views)
     message = str(caught.value)
     assert "marts.companies has 3 rows, expected 4" in message
     assert "tables missing: marts.ghosts" in message
     assert "unexpected tables: marts.Odd Name" in message
     assert "meta.snapshot names" in message
     assert "row_counts differ" in message
+
+    # a view is checked by kind and by binding, not counted
+    with pytest.raises(SnapshotError) as caught:
+        verify_snapshot(info.path, info.tables | {"marts.named_companies": 1})
+    message = str(caught.value)
+    assert "marts.named_companies is a view, expected a table" in message
+    assert "views differ" in message
+    with pytest.raises(SnapshotError, match="marts.companies is a base table, expected a view"):
+        verify_snapshot(info.path, {"marts.Odd Name": 2}, views=["marts.companies", *views])
+
+
+def test_verify_refuses_a_view_that_does_not_bind(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    info = publish_snapshot(writer, settings, as_of=AS_OF)
+    with duckdb.connect(str(info.path)) as con:  # the table the view reads goes missing
+        con.execute("alter table marts.companies rename to gone")
+    with pytest.raises(SnapshotError, match="view marts.named_companies does not bind"):
+        verify_snapshot(
+            info.path,
+            {"marts.Odd Name": 2, "marts.gone": 3},
+            snapshot_id=info.snapshot_id,
+            views=info.views,
+        )
 
 
 def test_verify_rejects_a_file_that_is_not_a_snapshot(tmp_path: Path) -> None:
@@ -317,9 +348,11 @@ def test_failed_verification_deletes_the_new_file_and_leaves_current_alone(
     pointer_before = (settings.serving_dir / "CURRENT").read_bytes()
     real_build = snapshot._build
 
-    def build_with_wrong_counts(*args: object, **kwargs: object) -> dict[str, int]:
-        counts = real_build(*args, **kwargs)  # type: ignore[arg-type]
-        return counts | {"marts.companies": counts["marts.companies"] + 1}
+    def build_with_wrong_counts(
+        *args: object, **kwargs: object
+    ) -> tuple[dict[str, int], tuple[str, ...]]:
+        counts, views = real_build(*args, **kwargs)  # type: ignore[arg-type]
+        return counts | {"marts.companies": counts["marts.companies"] + 1}, views
 
     monkeypatch.setattr(snapshot, "_build", build_with_wrong_counts)
     writer.execute("insert into marts.companies values ('99999999999', 'New')")
@@ -336,7 +369,9 @@ def test_failed_verification_deletes_the_new_file_and_leaves_current_alone(
 
 def test_main_verify_exit_codes(writer: duckdb.DuckDBPyConnection, settings: Settings) -> None:
     info = publish_snapshot(writer, settings, as_of=AS_OF)
-    assert snapshot.main(["verify", str(info.path), json.dumps(info.tables)]) == 0
+    views = ["--views", json.dumps(info.views)]
+    assert snapshot.main(["verify", str(info.path), json.dumps(info.tables), *views]) == 0
+    assert snapshot.main(["verify", str(info.path), json.dumps(info.tables)]) == 1
     assert snapshot.main(["verify", str(info.path), json.dumps({"marts.companies": 3})]) == 1
     assert snapshot.main(["verify", str(info.path), "[1, 2]"]) == 1
 
@@ -579,6 +614,7 @@ def test_the_verify_subprocess_reads_with_the_threads_it_is_given(
     monkeypatch.setattr(snapshot.duckdb, "connect", connect)
     expected = json.dumps(info.tables)
     argv = ["verify", str(info.path), expected, "--snapshot-id", info.snapshot_id]
+    argv += ["--views", json.dumps(info.views)]
     assert snapshot.main([*argv, "--threads", "1"]) == 0
     assert snapshot.main(argv) == 0
     assert opened[0] == 1

@@ -39,6 +39,7 @@ def serving_snapshot(context: dg.AssetExecutionContext, bvs: BvsResource) -> dg.
             "path": dg.MetadataValue.path(str(info.path)),
             "as_of": info.as_of.isoformat(),
             "tables": dg.MetadataValue.json(info.tables),
+            "views": dg.MetadataValue.json(list(info.views)),
         }
     )
 
