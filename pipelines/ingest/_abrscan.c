@@ -12,6 +12,7 @@
 #define _GNU_SOURCE /* memmem */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 #define NGROUPS 28
@@ -245,8 +246,176 @@ static PyObject *scan(PyObject *self, PyObject *arg) {
     return out;
 }
 
+/* ---- scan_columns: the same records, written as Arrow buffers ------------------------ */
+
+/* what a group's values hold, over all records (bits of Col.flags) */
+#define F_EDGE 1     /* a value starts or ends with a byte <= 0x20 or >= 0x80: may need a trim */
+#define F_AMP 2      /* a value holds '&': may hold a character reference */
+#define F_NONASCII 4 /* a byte >= 0x80: the values must be checked as UTF-8 */
+
+typedef struct {
+    char *data;
+    size_t len, cap;
+    int32_t *offsets; /* n + 1 */
+    uint8_t *valid;   /* a bit per record: the group took part and is not empty */
+    Py_ssize_t nulls;
+    int flags;
+} Col;
+
+typedef struct {
+    Col col[NGROUPS - 1];
+    Py_ssize_t n, cap;       /* records, and room for them in offsets and valid */
+    PyObject *odd;           /* [(index, raw bytes)] of records not in canonical spelling */
+    Py_ssize_t abr_tags;     /* every "<ABR" in the chunk, records or not */
+} Cols;
+
+static int cols_grow(Cols *c) {
+    Py_ssize_t cap = c->cap ? c->cap * 2 : 4096;
+    for (int g = 0; g < NGROUPS - 1; g++) {
+        int32_t *o = realloc(c->col[g].offsets, (size_t)(cap + 1) * sizeof(int32_t));
+        if (!o) return -1;
+        c->col[g].offsets = o;
+        uint8_t *v = realloc(c->col[g].valid, (size_t)(cap + 7) / 8);
+        if (!v) return -1;
+        memset(v + (c->cap + 7) / 8, 0, (size_t)((cap + 7) / 8 - (c->cap + 7) / 8));
+        c->col[g].valid = v;
+    }
+    c->cap = cap;
+    return 0;
+}
+
+static int col_put(Col *col, Py_ssize_t row, const char *s, Py_ssize_t len) {
+    if (len > 0) {
+        if (col->len + (size_t)len > col->cap) {
+            size_t cap = col->cap ? col->cap : 65536;
+            while (cap < col->len + (size_t)len) cap *= 2;
+            if (cap > (size_t)INT32_MAX) return -1;
+            char *d = realloc(col->data, cap);
+            if (!d) return -1;
+            col->data = d;
+            col->cap = cap;
+        }
+        memcpy(col->data + col->len, s, (size_t)len);
+        col->len += (size_t)len;
+        col->valid[row >> 3] |= (uint8_t)(1u << (row & 7));
+        unsigned char a = (unsigned char)s[0], b = (unsigned char)s[len - 1];
+        if (a <= 0x20 || a >= 0x80 || b <= 0x20 || b >= 0x80) col->flags |= F_EDGE;
+    } else {
+        col->nulls++;
+    }
+    col->offsets[row + 1] = (int32_t)col->len;
+    return 0;
+}
+
+static int has_high_byte(const char *s, size_t n) {
+    size_t i = 0;
+    uint64_t acc = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        acc |= w;
+    }
+    for (; i < n; i++) acc |= (unsigned char)s[i];
+    return (acc & 0x8080808080808080ULL) != 0;
+}
+
+static void cols_free(Cols *c) {
+    for (int g = 0; g < NGROUPS - 1; g++) {
+        free(c->col[g].data);
+        free(c->col[g].offsets);
+        free(c->col[g].valid);
+    }
+    Py_XDECREF(c->odd);
+}
+
+static PyObject *col_tuple(Col *col, Py_ssize_t n) {
+    if (col->data && memchr(col->data, '&', col->len)) col->flags |= F_AMP;
+    if (col->data && has_high_byte(col->data, col->len)) col->flags |= F_NONASCII;
+    return Py_BuildValue("(y#y#y#nn)", (const char *)col->valid, (Py_ssize_t)((n + 7) / 8),
+                         (const char *)col->offsets, (Py_ssize_t)((n + 1) * sizeof(int32_t)),
+                         col->data ? col->data : "", (Py_ssize_t)col->len, col->nulls,
+                         (Py_ssize_t)col->flags);
+}
+
+/*
+ * scan_columns(data: bytes) -> (n, groups, odd, abr_tags)
+ *
+ * The records scan() finds, in the same order, as columns: groups[g] for g in 0..26 is
+ * (validity bitmap, int32 offsets, values, null count, flags), the buffers of an Arrow
+ * binary array of n values in which a group that did not take part, or is empty, is null.
+ * A record not in the canonical spelling has every group null and is listed in odd as
+ * (its index, its whole text). abr_tags counts every "<ABR" of the chunk (data.count).
+ * flags: F_EDGE, F_AMP, F_NONASCII above, over all the group's values.
+ */
+static PyObject *scan_columns(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const char *data = view.buf;
+    const char *end = data + view.len;
+    Cols c;
+    memset(&c, 0, sizeof c);
+    PyObject *result = NULL, *groups = NULL;
+    if (view.len >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "a chunk of 2 GB or more");
+        goto done;
+    }
+    c.odd = PyList_New(0);
+    if (!c.odd || cols_grow(&c) < 0) goto nomem;
+    for (int g = 0; g < NGROUPS - 1; g++) c.col[g].offsets[0] = 0;
+    const char *p = data;
+    while (p < end) {
+        const char *s = memmem(p, (size_t)(end - p), "<ABR", 4);
+        if (!s) break;
+        c.abr_tags++;
+        if (s + 4 >= end) break;
+        char ch = s[4];
+        if (!(ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v' || ch == '>' || ch == '/')) {
+            p = s + 1;
+            continue;
+        }
+        const char *close = memmem(s + 5, (size_t)(end - (s + 5)), "</ABR>", 6);
+        if (!close) { p = s + 1; continue; }
+        M m;
+        memset(&m, 0, sizeof m);
+        m.p = s;
+        m.end = close;
+        int ok = canonical(&m);
+        if (c.n == c.cap && cols_grow(&c) < 0) goto nomem;
+        if (!ok) {
+            memset(&m, 0, sizeof m);
+            PyObject *item = Py_BuildValue("(ny#)", c.n, s, (Py_ssize_t)((close + 6) - s));
+            if (!item || PyList_Append(c.odd, item) < 0) { Py_XDECREF(item); goto done; }
+            Py_DECREF(item);
+        }
+        for (int g = 0; g < NGROUPS - 1; g++)
+            if (col_put(&c.col[g], c.n, m.gs[g], m.gl[g]) < 0) goto nomem;
+        c.n++;
+        /* "<ABR" inside the record (an odd record's text) still counts, as data.count does */
+        for (const char *q = s + 4; (q = memmem(q, (size_t)(close - q), "<ABR", 4)) != NULL; q += 4)
+            c.abr_tags++;
+        p = close + 6;
+    }
+    groups = PyList_New(NGROUPS - 1);
+    if (!groups) goto done;
+    for (int g = 0; g < NGROUPS - 1; g++) {
+        PyObject *t = col_tuple(&c.col[g], c.n);
+        if (!t) goto done;
+        PyList_SET_ITEM(groups, g, t);
+    }
+    result = Py_BuildValue("(nOOn)", c.n, groups, c.odd, c.abr_tags);
+    goto done;
+nomem:
+    PyErr_NoMemory();
+done:
+    Py_XDECREF(groups);
+    cols_free(&c);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_O, "Records of an ABR chunk, as _RECORDS_B.findall(data) returns them."},
+    {"scan_columns", scan_columns, METH_O, "The records of scan(), as Arrow buffers per group."},
     {NULL, NULL, 0, NULL},
 };
 

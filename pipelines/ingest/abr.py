@@ -226,8 +226,12 @@ _UTF8 = {"utf-8", "utf8", "us-ascii", "ascii"}
 
 try:  # the same matcher in C (setup.py builds it; tests hold it equal to _RECORDS_B.findall)
     from pipelines.ingest._abrscan import scan as _scan_records
+    from pipelines.ingest._abrscan import scan_columns as _scan_columns
 except ImportError:  # pragma: no cover - a machine that could not compile it
     _scan_records = _RECORDS_B.findall
+    _scan_columns = None
+# what scan_columns says of a group's values (bits of its flags; see _abrscan.c)
+_F_EDGE, _F_AMP, _F_NONASCII = 1, 2, 4
 # group numbers in _CANONICAL
 _G_UPDATED, _G_REPLACED, _G_REPLACED2, _G_UPDATED2 = 0, 1, 2, 3
 _G_STATUS, _G_FROM, _G_FROM2, _G_STATUS2 = 4, 5, 6, 7
@@ -347,27 +351,35 @@ def init_worker() -> None:
     pa.set_io_thread_count(1)
 
 
-def parse_chunk(chunk: Chunk) -> Batch:
-    """Parse one chunk of whole records into Arrow tables plus quarantined records."""
+def parse_chunk(chunk: Chunk, *, use_columns: bool = True) -> Batch:
+    """Parse one chunk of whole records into Arrow tables plus quarantined records.
+
+    ``use_columns=False`` takes the records as tuples (the path of a machine without the C
+    extension; tests hold the two equal)."""
     data = chunk.data
     if chunk.encoding not in _UTF8:  # a single-byte codepage: transcode once (lines stay put)
         data = data.decode(chunk.encoding, errors="replace").encode("utf-8")
-    matches: list[tuple[Any, ...]] = _scan_records(data)
+    groups: _Groups | None = None
+    if _scan_columns is not None and use_columns:
+        groups = _Groups.of_columns(*_scan_columns(data))
+        n, abr_tags = groups.n, groups.abr_tags
+        matches: list[tuple[Any, ...]] = []
+    else:
+        matches = _scan_records(data)
+        n, abr_tags = len(matches), data.count(b"<ABR")
     quarantine: list[Quarantined] = []
     first = data.find(b"<ABR")
     # matches are disjoint, one per record start: equal counts = every record was seen once
-    canonical = first >= 0 and len(matches) == data.count(b"<ABR")
+    canonical = first >= 0 and n == abr_tags
     starts: list[int] = []
     raws: list[str] | None = None
     lxml_names: dict[int, list[OtherName]] = {}
     before_first = data.count(b"\n", 0, first) if first >= 0 else 0
     total_newlines = chunk.newlines if chunk.newlines >= 0 else data.count(b"\n")
-    if canonical and (
-        total_newlines - before_first == data.count(b"\n<ABR", first) == len(matches) - 1
-    ):
+    if canonical and (total_newlines - before_first == data.count(b"\n<ABR", first) == n - 1):
         # one record per line, as the publisher writes them: consecutive line numbers
         first_line = chunk.first_line + before_first
-        lines = list(range(first_line, first_line + len(matches)))
+        lines = list(range(first_line, first_line + n))
     elif canonical:
         starts = [m.start() for m in _RECORD_START.finditer(data)]
         newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
@@ -375,6 +387,7 @@ def parse_chunk(chunk: Chunk) -> Batch:
             chunk.first_line + np.searchsorted(newlines, np.array(starts, dtype=np.int64))
         ).tolist()
     else:
+        groups = None  # the records are read one by one: tuples
         matches, lines, raws = [], [], []
         line = chunk.first_line
         text = data.decode("utf-8", errors="replace")
@@ -406,8 +419,20 @@ def parse_chunk(chunk: Chunk) -> Batch:
 
     odd_raws: dict[int, str] = {}
     dropped: set[int] = set()
-    if raws is None and any(m[_G_RAW] for m in matches):
-        odd_raws, dropped = _read_odd_records(chunk, matches, lines, quarantine, lxml_names)
+    if groups is not None:
+        if groups.odd:
+            odd = [(i, raw) for i, raw in groups.odd]
+            read = _read_odd_records(chunk, odd, lines, quarantine, lxml_names)
+            odd_raws, dropped = read.raws, read.dropped
+            groups = groups.replaced(read.groups)
+    elif raws is None and any(m[_G_RAW] for m in matches):
+        odd = [(i, m[_G_RAW]) for i, m in enumerate(matches) if m[_G_RAW]]
+        read = _read_odd_records(chunk, odd, lines, quarantine, lxml_names)
+        odd_raws, dropped = read.raws, read.dropped
+        for i, replaced in read.groups.items():
+            matches[i] = replaced
+    if groups is None:
+        groups = _Groups.of_tuples(matches)
 
     line_ends: list[np.ndarray] = []  # the chunk's newline offsets, found on first use
 
@@ -427,37 +452,133 @@ def parse_chunk(chunk: Chunk) -> Batch:
             raw = data[starts[i] : end + len(_END)]
         return raw.decode("utf-8", errors="replace").strip()
 
-    return _to_batch(chunk.file, matches, lines, raw_of, quarantine, lxml_names, dropped)
+    return _to_batch(chunk.file, groups, lines, raw_of, quarantine, lxml_names, dropped)
+
+
+@dataclass
+class _OddRecords:
+    groups: dict[int, tuple[bytes, ...]]  # record index -> its groups, as the scanner's
+    raws: dict[int, str]  # record index -> its landed text (records lxml read)
+    dropped: set[int]  # records lxml could not read (quarantined)
 
 
 def _read_odd_records(
     chunk: Chunk,
-    matches: list[tuple[Any, ...]],
+    odd: list[tuple[int, bytes]],
     lines: list[int],
     quarantine: list[Quarantined],
     lxml_names: dict[int, list[OtherName]],
-) -> tuple[dict[int, str], set[int]]:
-    """Read the chunk's non-canonical records with lxml, in place.
+) -> _OddRecords:
+    """Read the chunk's non-canonical records (index, text) with lxml.
 
-    A record lxml reads replaces its match; one it cannot read is quarantined and its index
-    returned in the dropped set. Also returns the landed text of the records read.
+    A record lxml reads gets its groups; one it cannot read is quarantined, gets empty
+    groups and is listed as dropped. Lines are corrected in place.
     """
-    odd_raws: dict[int, str] = {}
-    dropped: set[int] = set()
-    for i in [i for i, match in enumerate(matches) if match[_G_RAW]]:
-        raw = matches[i][_G_RAW].decode("utf-8", errors="replace")
+    read = _OddRecords({}, {}, set())
+    for i, text in odd:
+        raw = text.decode("utf-8", errors="replace")
         parsed = list(_slow_piece(raw[: -len("</ABR>")], lines[i]))
         rec_line, rec_raw, result = parsed[0]  # the span holds one record
         if isinstance(result, Exception):
             quarantine.append(Quarantined.of(chunk.file, rec_line, str(result), rec_raw))
-            matches[i] = _EMPTY_GROUPS
-            dropped.add(i)
+            read.groups[i] = _EMPTY_GROUPS
+            read.dropped.add(i)
         else:
-            odd_raws[i] = rec_raw
+            read.raws[i] = rec_raw
             lxml_names[i] = result[_G_TAIL]
-            matches[i] = _encoded((*result[:_G_TAIL], "", ""))
+            read.groups[i] = _encoded((*result[:_G_TAIL], "", ""))
             lines[i] = rec_line
-    return odd_raws, dropped
+    return read
+
+
+def _value_flags(values: Iterator[bytes]) -> int:
+    """The scanner's flags (``_F_*``) of some values (never empty ones)."""
+    flags = 0
+    for value in values:
+        if value[0] <= 0x20 or value[0] >= 0x80 or value[-1] <= 0x20 or value[-1] >= 0x80:
+            flags |= _F_EDGE
+        if b"&" in value:
+            flags |= _F_AMP
+        if not value.isascii():
+            flags |= _F_NONASCII
+    return flags
+
+
+@dataclass
+class _Groups:
+    """A chunk's records as one Arrow binary or string array per group of ``_CANONICAL``.
+
+    ``flags[g]`` says what group g's values may need (``_F_*``); None where it is not known,
+    so every cleaning step runs. An empty group is null where ``flags`` is known, ``''``
+    where it is not (cleaning makes both null)."""
+
+    n: int
+    arrays: list[pa.Array]
+    flags: list[int | None]
+    odd: list[tuple[int, bytes]]
+    abr_tags: int = 0
+
+    @classmethod
+    def of_tuples(cls, matches: list[tuple[Any, ...]]) -> _Groups:
+        # one conversion of all groups (cheaper than transposing in Python and 26 arrays)
+        struct = pa.array(matches, type=_GROUPS) if matches else pa.array([], type=_GROUPS)
+        arrays = [struct.field(i) for i in range(_N_GROUPS)]
+        return cls(len(matches), arrays, [None] * _N_GROUPS, [])
+
+    @classmethod
+    def of_columns(
+        cls, n: int, columns: list[tuple[bytes, bytes, bytes, int, int]], odd: list, tags: int
+    ) -> _Groups:
+        arrays, flags = [], []
+        for valid, offsets, values, nulls, flag in columns:
+            kind = pa.binary() if flag & _F_NONASCII else pa.string()
+            buffers = [pa.py_buffer(valid), pa.py_buffer(offsets), pa.py_buffer(values)]
+            arrays.append(pa.Array.from_buffers(kind, n, buffers, null_count=nulls))
+            flags.append(flag)
+        return cls(n, arrays, flags, odd, tags)
+
+    def replaced(self, rows: dict[int, tuple[bytes, ...]]) -> _Groups:
+        """These groups with some records' groups replaced (what lxml read of odd records)."""
+        mask = np.zeros(self.n, dtype=bool)
+        order = sorted(rows)
+        mask[order] = True
+        arrays, flags = [], []
+        for g, array in enumerate(self.arrays):
+            values = [rows[i][g] or None for i in order]
+            flag = self.flags[g]
+            if flag is not None and not any(values):  # odd records' groups are null already
+                arrays.append(array)
+                flags.append(flag)
+                continue
+            if flag is not None:  # what the new values may need too
+                flag |= _value_flags(v for v in values if v)
+            replaced = pc.replace_with_mask(
+                array.cast(pa.binary()), pa.array(mask), pa.array(values, pa.binary())
+            )
+            arrays.append(
+                replaced if flag is None or flag & _F_NONASCII else replaced.cast(pa.string())
+            )
+            flags.append(flag)
+        return _Groups(self.n, arrays, flags, [], self.abr_tags)
+
+    def tails(self) -> list[bytes | None]:
+        return self.arrays[_G_TAIL].cast(pa.binary()).to_pylist()
+
+    def clean(self, g: int) -> pa.Array:
+        """Group g as strings: '' null, XML references resolved (where the group may hold
+        them), whitespace trimmed; only the steps its flags ask for."""
+        array, flags = self.arrays[g], self.flags[g]
+        if flags is None:
+            return _clean(_utf8(array), unescape=g in _UNESCAPED)
+        if flags & _F_NONASCII:
+            array = _utf8(array)
+        trim = flags & _F_EDGE
+        if flags & _F_AMP and g in _UNESCAPED:
+            array, trim = _unescape_array(array), True
+        if trim:
+            array = pc.utf8_trim_whitespace(array)
+            array = pc.if_else(pc.equal(array, ""), _EMPTY, array)
+        return array
 
 
 _EMPTY_GROUPS: tuple[bytes, ...] = (b"",) * (_N_GROUPS + 1)
@@ -574,7 +695,7 @@ def _constant(value: str, n: int) -> pa.Array:
 
 def _to_batch(
     file: str,
-    matches: list[tuple[Any, ...]],
+    groups: _Groups,
     lines: list[int],
     raw_of: Any,
     quarantine: list[Quarantined],
@@ -583,10 +704,8 @@ def _to_batch(
 ) -> Batch:
     """Columns of the matched records; ``dropped`` ones are already quarantined."""
     lxml_names = lxml_names or {}
-    n = len(matches)
-    # one conversion of all groups (cheaper than transposing in Python and 26 arrays)
-    struct = pa.array(matches, type=_GROUPS) if n else pa.array([], type=_GROUPS)
-    g = [_clean(_utf8(struct.field(i)), unescape=i in _UNESCAPED) for i in range(_N_GROUPS - 1)]
+    n = groups.n
+    g = [groups.clean(i) for i in range(_N_GROUPS - 1)]
 
     def pick(first: int, second: int) -> pa.Array:
         return pc.coalesce(g[first], g[second]) if g[second].null_count < n else g[first]
@@ -658,7 +777,7 @@ def _to_batch(
     return Batch(
         tables={
             "abns": abns,
-            "other_names": _other_names(file, matches, lxml_names, abn, keep, lines),
+            "other_names": _other_names(file, groups.tails(), lxml_names, abn, keep, lines),
         },
         quarantine=quarantine,
     )
@@ -666,7 +785,7 @@ def _to_batch(
 
 def _other_names(
     file: str,
-    matches: list[tuple[Any, ...]],
+    tails: list[bytes | None],
     lxml_names: dict[int, list[OtherName]],
     abn: pa.Array,
     keep: np.ndarray,
@@ -677,7 +796,6 @@ def _other_names(
     The tails of all records are scanned in one pass, separated by a record-separator
     character that cannot occur in XML text.
     """
-    tails = [m[_G_TAIL] for m in matches]
     record: list[int] = []
     kinds: list[str] = []
     names: list[bytes] = []

@@ -1,14 +1,19 @@
-"""The C record scanner must return exactly what the reference regex returns."""
+"""The C record scanner must return exactly what the reference regex returns.
+
+``scan`` returns the regex's tuples; ``scan_columns`` the same groups as Arrow buffers, and the
+parser's column path must give the same tables as its tuple path."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
-from pipelines.ingest._abrscan import scan  # built by setup.py; CI must have it
+from pipelines.ingest._abrscan import scan, scan_columns  # built by setup.py; CI must have it
 
 from bvs_sample import write_sample
 from pipelines.ingest import abr
+from pipelines.ingest.base import SourceFileError
 
 FIXTURES = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "abr").glob("*.xml"))
 
@@ -83,3 +88,97 @@ def test_generated_extract_matches_the_reference(tmp_path: Path) -> None:
     # The sample's records plus the extra records of its planted cases.
     assert records == 20_000 + summary.per_source["abr"]["planted_cases"]
     assert records == summary.per_source["abr"]["records"]
+
+
+# Values the column path cleans only where the scanner's flags say so: whitespace at an edge,
+# character references (one that makes an edge space), non-ASCII and invalid UTF-8 bytes.
+CLEANING_CASES = {
+    "spaces around a name": COMPANY.replace("A &amp; B PTY LTD", "  A B PTY LTD \t"),
+    "a reference making an edge space": COMPANY.replace("A &amp; B PTY LTD", "&#32;A B&#x20;"),
+    "a name of spaces only": COMPANY.replace("A &amp; B PTY LTD", "   "),
+    "non-ASCII at an edge": PERSON.replace("CITIZEN", "\u00a0CITIZEN\u2003"),
+    "non-ASCII inside": PERSON.replace("CITIZEN", "Z\u00d6E"),
+    "an ampersand where none is resolved": COMPANY.replace("QLD", "Q&amp;D"),
+    "an empty ABN": COMPANY.replace("53004085616", ""),
+    "a bad date": COMPANY.replace('ABNStatusFromDate="20100101"', 'ABNStatusFromDate="20100231"'),
+}
+
+
+def _as_tuples(data: bytes) -> list[tuple[bytes, ...]]:
+    """scan_columns' output in scan's shape."""
+    n, columns, odd, _ = scan_columns(data)
+    values = []
+    for valid, offsets, buffer, nulls, _flags in columns:
+        array = pa.Array.from_buffers(
+            pa.binary(), n, [pa.py_buffer(valid), pa.py_buffer(offsets), pa.py_buffer(buffer)],
+            null_count=nulls,
+        )  # fmt: skip
+        values.append([v or b"" for v in array.to_pylist()])
+    raws = dict(odd)
+    return [(*(column[i] for column in values), raws.get(i, b"")) for i in range(n)]
+
+
+@pytest.mark.parametrize("name", [*EDGE_CASES, *CLEANING_CASES])
+def test_columns_hold_what_scan_returns(name: str) -> None:
+    data = {**EDGE_CASES, **CLEANING_CASES}[name].encode()
+    assert _as_tuples(data) == scan(data)
+    assert scan_columns(data)[3] == data.count(b"<ABR")
+
+
+def test_columns_of_fixtures_and_a_generated_extract(tmp_path: Path) -> None:
+    write_sample(tmp_path, scale=5_000, seed=11, abr_format="xml", workers=1)
+    paths = [*FIXTURES, *sorted((tmp_path / "abr").glob("*.xml"))]
+    for path in paths:
+        data = path.read_bytes()
+        assert _as_tuples(data) == scan(data), path.name
+        assert scan_columns(data)[3] == data.count(b"<ABR"), path.name
+
+
+def test_flags_say_what_the_values_hold() -> None:
+    def flags(record: str) -> list[int]:
+        return [column[4] for column in scan_columns(record.encode())[1]]
+
+    plain, spaced = flags(COMPANY), flags(CLEANING_CASES["spaces around a name"])
+    assert plain[abr._G_MAIN_NAME] == abr._F_AMP
+    assert spaced[abr._G_MAIN_NAME] == abr._F_EDGE
+    assert flags(CLEANING_CASES["non-ASCII inside"])[abr._G_FAMILY] == abr._F_NONASCII
+    assert plain[abr._G_ABN] == 0
+
+
+def _chunk(text: str) -> abr.Chunk:
+    data = f'<?xml version="1.0" encoding="UTF-8"?>\n<Transfer>\n{text}\n</Transfer>\n'.encode()
+    return abr.Chunk("f.xml", "utf-8", 1, data)
+
+
+def _assert_same_batches(chunk: abr.Chunk) -> None:
+    columns, tuples = abr.parse_chunk(chunk), abr.parse_chunk(chunk, use_columns=False)
+    assert columns.tables.keys() == tuples.tables.keys()
+    for key in columns.tables:
+        assert columns.tables[key].equals(tuples.tables[key]), key
+    assert columns.quarantine == tuples.quarantine
+
+
+@pytest.mark.parametrize("name", [*EDGE_CASES, *CLEANING_CASES])
+def test_column_path_parses_as_the_tuple_path(name: str) -> None:
+    text = {**EDGE_CASES, **CLEANING_CASES}[name]
+    # alone, and among canonical records on lines of their own
+    _assert_same_batches(_chunk(text))
+    _assert_same_batches(_chunk("\n".join([COMPANY, text, PERSON])))
+
+
+def test_column_path_parses_invalid_utf8_as_the_tuple_path() -> None:
+    data = _chunk(PERSON).data.replace(b"CITIZEN", b"CIT\xffZEN")
+    _assert_same_batches(abr.Chunk("f.xml", "utf-8", 1, data))
+
+
+def test_column_path_parses_a_generated_extract_as_the_tuple_path(tmp_path: Path) -> None:
+    write_sample(tmp_path, scale=5_000, seed=11, abr_format="xml", workers=1)
+    chunks = 0
+    for path in [*FIXTURES, *sorted((tmp_path / "abr").glob("*.xml"))]:
+        try:
+            for chunk in abr.iter_chunks(abr.LandingFile(path), chunk_bytes=256 * 1024):
+                _assert_same_batches(chunk)
+                chunks += 1
+        except SourceFileError:  # the fixtures of damaged files: their chunks were compared
+            pass
+    assert chunks > 20
