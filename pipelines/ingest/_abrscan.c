@@ -18,12 +18,41 @@
 #define NGROUPS 28
 #define G_RAW 27
 
+/* An other name of a record's tail, as _OTHER finds it: an <OtherEntity>'s type and name, or
+ * a <DGR>'s fund name and the text of its attributes. */
+typedef struct {
+    const char *kind, *name, *attrs; /* attrs: NULL for an <OtherEntity> */
+    Py_ssize_t kind_len, name_len, attrs_len;
+} Other;
+
+typedef struct {
+    Other *p;
+    size_t n, cap;
+    int oom;
+} Others;
+
 typedef struct {
     const char *p;   /* cursor */
     const char *end; /* end of the record span (just before "</ABR>") */
     const char *gs[NGROUPS];
     Py_ssize_t gl[NGROUPS];
+    Others *others;  /* where tail() lists the record's other names (NULL: not wanted) */
 } M;
+
+static void other_add(Others *o, const char *kind, Py_ssize_t kind_len, const char *name,
+                      Py_ssize_t name_len, const char *attrs, Py_ssize_t attrs_len) {
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 16;
+        Other *q = realloc(o->p, cap * sizeof(Other));
+        if (!q) { o->oom = 1; return; }
+        o->p = q;
+        o->cap = cap;
+    }
+    Other *e = &o->p[o->n++];
+    e->kind = kind; e->kind_len = kind_len;
+    e->name = name; e->name_len = name_len;
+    e->attrs = attrs; e->attrs_len = attrs_len;
+}
 
 static inline int lit_n(M *m, const char *s, size_t n) {
     if ((size_t)(m->end - m->p) < n || memcmp(m->p, s, n) != 0) return 0;
@@ -81,10 +110,23 @@ static int pair_n(M *m, const char *a_eq, size_t a_n, const char *b_eq, size_t b
                          : (lit(m, "<" tag "/>") || lit(m, "<" tag " />")))
 
 /* <NonIndividualName type="[^"<]*"><NonIndividualNameText>[^<]*</NonIndividualNameText></NonIndividualName> */
+static int name_element_at(M *m, const char **type, Py_ssize_t *type_len, const char **name,
+                           Py_ssize_t *name_len) {
+    if (!lit(m, "<NonIndividualName type=\"")) return 0;
+    *type = m->p;
+    if (!attr_value(m, -1, 1)) return 0;
+    *type_len = m->p - 1 - *type;
+    if (!lit(m, "><NonIndividualNameText>")) return 0;
+    *name = m->p;
+    text(m, -1);
+    *name_len = m->p - *name;
+    return lit(m, "</NonIndividualNameText></NonIndividualName>");
+}
+
 static int name_element(M *m) {
-    return lit(m, "<NonIndividualName type=\"") && attr_value(m, -1, 1) &&
-           lit(m, "><NonIndividualNameText>") && (text(m, -1), 1) &&
-           lit(m, "</NonIndividualNameText></NonIndividualName>");
+    const char *t, *n;
+    Py_ssize_t tl, nl;
+    return name_element_at(m, &t, &tl, &n, &nl);
 }
 
 /* (?: [A-Za-z]+="[^"<>]*")* */
@@ -103,6 +145,9 @@ static void attributes(M *m) {
 }
 
 /* <DGR attrs ?/> | <DGR attrs>(name)?</DGR> | <OtherEntity>name</OtherEntity>, repeated */
+/* Where m->others is set, each element is listed as _OTHER's findall reads it: an
+ * <OtherEntity> whose type is not empty; a <DGR> with attributes (a space after "<DGR")
+ * and a fund name that is not empty, with the text between "<DGR " and "/>" or ">". */
 static void tail(M *m) {
     const char *s = m->p;
     for (;;) {
@@ -113,12 +158,26 @@ static void tail(M *m) {
             if (lit(m, "/>") || (lit(m, " />"))) continue;
             m->p = after;
             if (lit(m, ">")) {
-                const char *in = m->p;
-                if (!name_element(m)) m->p = in;
-                if (lit(m, "</DGR>")) continue;
+                const char *in = m->p, *type, *name;
+                Py_ssize_t type_len, name_len = 0;
+                if (!name_element_at(m, &type, &type_len, &name, &name_len)) {
+                    m->p = in;
+                    name_len = 0;
+                }
+                if (lit(m, "</DGR>")) {
+                    if (m->others && name_len > 0 && start[4] == ' ')
+                        other_add(m->others, "DGR", 3, name, name_len, start + 5, after - (start + 5));
+                    continue;
+                }
             }
         } else if (lit(m, "<OtherEntity>")) {
-            if (name_element(m) && lit(m, "</OtherEntity>")) continue;
+            const char *type, *name;
+            Py_ssize_t type_len, name_len;
+            if (name_element_at(m, &type, &type_len, &name, &name_len) && lit(m, "</OtherEntity>")) {
+                if (m->others && type_len > 0)
+                    other_add(m->others, type, type_len, name, name_len, NULL, 0);
+                continue;
+            }
         }
         m->p = start;
         break;
@@ -262,8 +321,69 @@ typedef struct {
     int flags;
 } Col;
 
+/* a growable Arrow binary column (values, int32 offsets, validity) */
+typedef struct {
+    char *data;
+    size_t len, cap;
+    int32_t *offsets;
+    uint8_t *valid;
+    size_t n, ncap;
+    Py_ssize_t nulls;
+} Str;
+
+static int str_put(Str *c, const char *s, Py_ssize_t len, int valid) {
+    if (c->n + 1 >= c->ncap) {
+        size_t ncap = c->ncap ? c->ncap * 2 : 1024;
+        int32_t *o = realloc(c->offsets, ncap * sizeof(int32_t));
+        if (!o) return -1;
+        c->offsets = o;
+        uint8_t *v = realloc(c->valid, (ncap + 7) / 8);
+        if (!v) return -1;
+        memset(v + (c->ncap + 7) / 8, 0, (ncap + 7) / 8 - (c->ncap + 7) / 8);
+        c->valid = v;
+        if (c->ncap == 0) c->offsets[0] = 0;
+        c->ncap = ncap;
+    }
+    if (c->len + (size_t)len > c->cap) {
+        size_t cap = c->cap ? c->cap : 65536;
+        while (cap < c->len + (size_t)len) cap *= 2;
+        if (cap > (size_t)INT32_MAX) return -1;
+        char *d = realloc(c->data, cap);
+        if (!d) return -1;
+        c->data = d;
+        c->cap = cap;
+    }
+    if (len > 0) memcpy(c->data + c->len, s, (size_t)len);
+    c->len += (size_t)len;
+    if (valid) c->valid[c->n >> 3] |= (uint8_t)(1u << (c->n & 7));
+    else c->nulls++;
+    c->n++;
+    c->offsets[c->n] = (int32_t)c->len;
+    return 0;
+}
+
+static void str_free(Str *c) {
+    free(c->data);
+    free(c->offsets);
+    free(c->valid);
+}
+
+/* (validity, offsets, values, null count) */
+static PyObject *str_tuple(Str *c) {
+    static const int32_t zero = 0;
+    return Py_BuildValue("(y#y#y#n)", c->valid ? (const char *)c->valid : "",
+                         (Py_ssize_t)((c->n + 7) / 8),
+                         c->offsets ? (const char *)c->offsets : (const char *)&zero,
+                         (Py_ssize_t)((c->n + 1) * sizeof(int32_t)), c->data ? c->data : "",
+                         (Py_ssize_t)c->len, c->nulls);
+}
+
 typedef struct {
     Col col[NGROUPS - 1];
+    Others found;            /* the current record's other names */
+    int32_t *other_rec;      /* the record of each other name */
+    size_t n_other, other_cap;
+    Str other_kind, other_name, other_attrs;
     Py_ssize_t n, cap;       /* records, and room for them in offsets and valid */
     PyObject *odd;           /* [(index, raw bytes)] of records not in canonical spelling */
     Py_ssize_t abr_tags;     /* every "<ABR" in the chunk, records or not */
@@ -319,7 +439,31 @@ static int has_high_byte(const char *s, size_t n) {
     return (acc & 0x8080808080808080ULL) != 0;
 }
 
+static int others_put(Cols *c, int32_t rec) {
+    for (size_t i = 0; i < c->found.n; i++) {
+        const Other *e = &c->found.p[i];
+        if (c->n_other == c->other_cap) {
+            size_t cap = c->other_cap ? c->other_cap * 2 : 1024;
+            int32_t *r = realloc(c->other_rec, cap * sizeof(int32_t));
+            if (!r) return -1;
+            c->other_rec = r;
+            c->other_cap = cap;
+        }
+        c->other_rec[c->n_other++] = rec;
+        if (str_put(&c->other_kind, e->kind, e->kind_len, 1) < 0 ||
+            str_put(&c->other_name, e->name, e->name_len, 1) < 0 ||
+            str_put(&c->other_attrs, e->attrs, e->attrs_len, e->attrs != NULL) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static void cols_free(Cols *c) {
+    free(c->found.p);
+    free(c->other_rec);
+    str_free(&c->other_kind);
+    str_free(&c->other_name);
+    str_free(&c->other_attrs);
     for (int g = 0; g < NGROUPS - 1; g++) {
         free(c->col[g].data);
         free(c->col[g].offsets);
@@ -338,7 +482,7 @@ static PyObject *col_tuple(Col *col, Py_ssize_t n) {
 }
 
 /*
- * scan_columns(data: bytes) -> (n, groups, odd, abr_tags)
+ * scan_columns(data: bytes) -> (n, groups, odd, abr_tags, others)
  *
  * The records scan() finds, in the same order, as columns: groups[g] for g in 0..26 is
  * (validity bitmap, int32 offsets, values, null count, flags), the buffers of an Arrow
@@ -346,6 +490,10 @@ static PyObject *col_tuple(Col *col, Py_ssize_t n) {
  * A record not in the canonical spelling has every group null and is listed in odd as
  * (its index, its whole text). abr_tags counts every "<ABR" of the chunk (data.count).
  * flags: F_EDGE, F_AMP, F_NONASCII above, over all the group's values.
+ * others is (count, records, kinds, names, attributes): the other names of the canonical
+ * records' tails as tail() lists them, records an int32 buffer, the rest
+ * (validity, offsets, values, null count) of Arrow binary arrays; attributes is null for
+ * an <OtherEntity>.
  */
 static PyObject *scan_columns(PyObject *self, PyObject *arg) {
     Py_buffer view;
@@ -379,7 +527,11 @@ static PyObject *scan_columns(PyObject *self, PyObject *arg) {
         memset(&m, 0, sizeof m);
         m.p = s;
         m.end = close;
+        c.found.n = 0;
+        m.others = &c.found;
         int ok = canonical(&m);
+        if (c.found.oom) goto nomem;
+        if (ok && others_put(&c, (int32_t)c.n) < 0) goto nomem;
         if (c.n == c.cap && cols_grow(&c) < 0) goto nomem;
         if (!ok) {
             memset(&m, 0, sizeof m);
@@ -402,7 +554,10 @@ static PyObject *scan_columns(PyObject *self, PyObject *arg) {
         if (!t) goto done;
         PyList_SET_ITEM(groups, g, t);
     }
-    result = Py_BuildValue("(nOOn)", c.n, groups, c.odd, c.abr_tags);
+    result = Py_BuildValue("(nOOn(ny#NNN))", c.n, groups, c.odd, c.abr_tags, (Py_ssize_t)c.n_other,
+                           c.other_rec ? (const char *)c.other_rec : "",
+                           (Py_ssize_t)(c.n_other * sizeof(int32_t)), str_tuple(&c.other_kind),
+                           str_tuple(&c.other_name), str_tuple(&c.other_attrs));
     goto done;
 nomem:
     PyErr_NoMemory();

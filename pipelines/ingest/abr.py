@@ -517,6 +517,7 @@ class _Groups:
     flags: list[int | None]
     odd: list[tuple[int, bytes]]
     abr_tags: int = 0
+    others: tuple | None = None  # the other names the scanner listed (scan_columns)
 
     @classmethod
     def of_tuples(cls, matches: list[tuple[Any, ...]]) -> _Groups:
@@ -527,7 +528,12 @@ class _Groups:
 
     @classmethod
     def of_columns(
-        cls, n: int, columns: list[tuple[bytes, bytes, bytes, int, int]], odd: list, tags: int
+        cls,
+        n: int,
+        columns: list[tuple[bytes, bytes, bytes, int, int]],
+        odd: list,
+        tags: int,
+        others: tuple,
     ) -> _Groups:
         arrays, flags = [], []
         for valid, offsets, values, nulls, flag in columns:
@@ -535,7 +541,7 @@ class _Groups:
             buffers = [pa.py_buffer(valid), pa.py_buffer(offsets), pa.py_buffer(values)]
             arrays.append(pa.Array.from_buffers(kind, n, buffers, null_count=nulls))
             flags.append(flag)
-        return cls(n, arrays, flags, odd, tags)
+        return cls(n, arrays, flags, odd, tags, others)
 
     def replaced(self, rows: dict[int, tuple[bytes, ...]]) -> _Groups:
         """These groups with some records' groups replaced (what lxml read of odd records)."""
@@ -559,7 +565,7 @@ class _Groups:
                 replaced if flag is None or flag & _F_NONASCII else replaced.cast(pa.string())
             )
             flags.append(flag)
-        return _Groups(self.n, arrays, flags, [], self.abr_tags)
+        return _Groups(self.n, arrays, flags, [], self.abr_tags, self.others)
 
     def tails(self) -> list[bytes | None]:
         return self.arrays[_G_TAIL].cast(pa.binary()).to_pylist()
@@ -777,7 +783,7 @@ def _to_batch(
     return Batch(
         tables={
             "abns": abns,
-            "other_names": _other_names(file, groups.tails(), lxml_names, abn, keep, lines),
+            "other_names": _other_names(file, groups, lxml_names, abn, keep, lines),
         },
         quarantine=quarantine,
     )
@@ -785,22 +791,108 @@ def _to_batch(
 
 def _other_names(
     file: str,
-    tails: list[bytes | None],
+    groups: _Groups,
     lxml_names: dict[int, list[OtherName]],
     abn: pa.Array,
     keep: np.ndarray,
     lines: list[int],
 ) -> pa.Table:
-    """Trading, business, other and DGR names of the kept records.
+    """Trading, business, other and DGR names of the kept records: the canonical records'
+    (listed by the scanner, or read from their tails here) and then those lxml read."""
+    if groups.others is not None:
+        record, kinds, names, statuses, from_dates = _listed_other_names(groups.others, keep)
+    else:
+        record, kinds, names, statuses, from_dates = _tail_other_names(groups.tails(), keep)
+    lxml_rows = [
+        (i, *found) for i, names_of in sorted(lxml_names.items()) if keep[i] for found in names_of
+    ]
+    if lxml_rows:  # records read by lxml: names already parsed (and escaped like source text)
+        record = np.concatenate([record, np.array([r[0] for r in lxml_rows], dtype=np.int64)])
+        kinds = pa.concat_arrays([kinds, pa.array([r[1] for r in lxml_rows], pa.string())])
+        names = pa.concat_arrays(
+            [names, pa.array([r[2].encode("utf-8") for r in lxml_rows], pa.binary())]
+        )
+        statuses = pa.concat_arrays([statuses, pa.array([r[3] for r in lxml_rows], pa.string())])
+        from_dates = pa.concat_arrays(
+            [from_dates, pa.array([r[4] for r in lxml_rows], pa.string())]
+        )
 
-    The tails of all records are scanned in one pass, separated by a record-separator
-    character that cannot occur in XML text.
-    """
-    record: list[int] = []
-    kinds: list[str] = []
-    names: list[bytes] = []
+    indices = pa.array(record, type=pa.int64())
+    name_array = pc.utf8_trim_whitespace(_unescape_array(_utf8(names)))
+    abn_array = pc.take(abn, indices)
+    dgr_dates, dgr_bad = _dates(from_dates)
+    if dgr_bad.any():  # a bad DGR date does not reject the entity: that date becomes null
+        dgr_dates = pc.if_else(pa.array(dgr_bad), pa.scalar(None, pa.date32()), dgr_dates)
+    table = pa.Table.from_arrays(
+        [
+            abn_array,
+            kinds,
+            name_array,
+            statuses,
+            dgr_dates,
+            _constant(file, len(record)),
+            pc.take(pa.array(lines, type=pa.int64()), indices),
+        ],
+        schema=OTHER_NAMES,
+    )
+    return table.filter(pc.not_equal(name_array, "")) if len(record) else table
+
+
+_OtherColumns = tuple[np.ndarray, pa.Array, pa.Array, pa.Array, pa.Array]
+
+
+def _dgr_attributes(attributes: list[bytes | None]) -> tuple[pa.Array, pa.Array]:
+    """A DGR's status and status date from the text of its attributes (None: not a DGR)."""
     statuses: list[str | None] = []
     from_dates: list[str | None] = []
+    for text in attributes:
+        attrs = {} if text is None else {
+            k.decode(): v.decode("utf-8", errors="replace") for k, v in _ATTR_B.findall(text)
+        }  # fmt: skip
+        statuses.append(attrs.get("status"))
+        from_dates.append(attrs.get("DGRStatusFromDate"))
+    return pa.array(statuses, pa.string()), pa.array(from_dates, pa.string())
+
+
+def _listed_other_names(others: tuple, keep: np.ndarray) -> _OtherColumns:
+    """The other names the scanner listed (``scan_columns``' last member), of kept records."""
+    count, records, *columns = others
+    kind, name, attributes = (
+        pa.Array.from_buffers(
+            pa.binary(), count, [pa.py_buffer(v), pa.py_buffer(o), pa.py_buffer(d)],
+            null_count=nulls,
+        )
+        for v, o, d, nulls in columns
+    )  # fmt: skip
+    record = np.frombuffer(records, dtype=np.int32).astype(np.int64)
+    kept = keep[record]
+    if not kept.all():
+        mask = pa.array(kept)
+        record, kind, name, attributes = (
+            record[kept],
+            kind.filter(mask),
+            name.filter(mask),
+            attributes.filter(mask),
+        )
+    statuses = from_dates = pa.nulls(len(record), pa.string())
+    if attributes.null_count < len(attributes):  # DGRs: their attributes read in Python
+        dgr = pc.is_valid(attributes)
+        status, from_date = _dgr_attributes(pc.filter(attributes, dgr).to_pylist())
+        statuses = pc.replace_with_mask(statuses, dgr, status)
+        from_dates = pc.replace_with_mask(from_dates, dgr, from_date)
+    return record, _utf8(kind), name, statuses, from_dates
+
+
+def _tail_other_names(tails: list[bytes | None], keep: np.ndarray) -> _OtherColumns:
+    """The other names in the tails of the kept records (the tuple path).
+
+    The tails are scanned in one pass, separated by a record-separator character that
+    cannot occur in XML text.
+    """
+    record: list[int] = []
+    kinds: list[bytes] = []
+    names: list[bytes] = []
+    attributes: list[bytes | None] = []
     canonical = [i for i, tail in enumerate(tails) if tail and keep[i]]
     position = 0
     for separator, kind, name, dgr_attrs, fund in _OTHER_OR_SEPARATOR_B.findall(
@@ -810,48 +902,22 @@ def _other_names(
             position += 1
         elif kind:
             record.append(canonical[position])
-            kinds.append(kind.decode("utf-8", errors="replace"))
+            kinds.append(kind)
             names.append(name)
-            statuses.append(None)
-            from_dates.append(None)
+            attributes.append(None)
         elif fund:
-            attrs = {
-                k.decode(): v.decode("utf-8", errors="replace")
-                for k, v in _ATTR_B.findall(dgr_attrs)
-            }
             record.append(canonical[position])
-            kinds.append("DGR")
+            kinds.append(b"DGR")
             names.append(fund)
-            statuses.append(attrs.get("status"))
-            from_dates.append(attrs.get("DGRStatusFromDate"))
-    for i, found in sorted(lxml_names.items()):  # records read by lxml: names already parsed
-        if keep[i]:
-            for kind, name, status, from_date in found:
-                record.append(i)
-                kinds.append(kind)
-                names.append(name.encode("utf-8"))  # lxml path: already escaped like source text
-                statuses.append(status)
-                from_dates.append(from_date)
-
-    indices = pa.array(record, type=pa.int64())
-    name_array = pc.utf8_trim_whitespace(_unescape_array(_utf8(pa.array(names, type=pa.binary()))))
-    abn_array = pc.take(abn, indices)
-    dgr_dates, dgr_bad = _dates(pa.array(from_dates, type=pa.string()))
-    if dgr_bad.any():  # a bad DGR date does not reject the entity: that date becomes null
-        dgr_dates = pc.if_else(pa.array(dgr_bad), pa.scalar(None, pa.date32()), dgr_dates)
-    table = pa.Table.from_arrays(
-        [
-            abn_array,
-            pa.array(kinds, type=pa.string()),
-            name_array,
-            pa.array(statuses, type=pa.string()),
-            dgr_dates,
-            _constant(file, len(record)),
-            pc.take(pa.array(lines, type=pa.int64()), indices),
-        ],
-        schema=OTHER_NAMES,
+            attributes.append(dgr_attrs)
+    statuses, from_dates = _dgr_attributes(attributes)
+    return (
+        np.array(record, dtype=np.int64),
+        _utf8(pa.array(kinds, pa.binary())),
+        pa.array(names, pa.binary()),
+        statuses,
+        from_dates,
     )
-    return table.filter(pc.not_equal(name_array, "")) if len(record) else table
 
 
 # --------------------------------------------------------------------------------------

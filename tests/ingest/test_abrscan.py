@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pytest
 from pipelines.ingest._abrscan import scan, scan_columns  # built by setup.py; CI must have it
@@ -104,9 +105,35 @@ CLEANING_CASES = {
 }
 
 
+# other names as findall reads them: no row for a DGR without attributes or fund name, nor for
+# an <OtherEntity> of an empty type; an OtherEntity of type DGR is not a DGR
+TAIL_CASES = {
+    f"tail: {label}": COMPANY.replace("</ABR>", tail + "</ABR>")
+    for label, tail in {
+        "DGR without attributes": '<DGR><NonIndividualName type="DGR"><NonIndividualNameText>F'
+        "</NonIndividualNameText></NonIndividualName></DGR>",
+        "DGR self-closed, a space": "<DGR />",
+        "DGR with an empty fund name": '<DGR status="ACT"><NonIndividualName type="DGR">'
+        "<NonIndividualNameText></NonIndividualNameText></NonIndividualName></DGR>",
+        "DGR with no name element": '<DGR status="ACT" DGRStatusFromDate="20200101"></DGR>',
+        "DGR with a slash in a value": '<DGR status="A/B" DGRStatusFromDate="2020/01/01">'
+        '<NonIndividualName type="DGR"><NonIndividualNameText>G</NonIndividualNameText>'
+        "</NonIndividualName></DGR>",
+        "other entity of an empty type": '<OtherEntity><NonIndividualName type="">'
+        "<NonIndividualNameText>X</NonIndividualNameText></NonIndividualName></OtherEntity>",
+        "other entity of type DGR": '<OtherEntity><NonIndividualName type="DGR">'
+        "<NonIndividualNameText>Y</NonIndividualNameText></NonIndividualName></OtherEntity>",
+        "other entity with an empty name": '<OtherEntity><NonIndividualName type="BN">'
+        "<NonIndividualNameText> </NonIndividualNameText></NonIndividualName></OtherEntity>",
+        "a type holding >": '<OtherEntity><NonIndividualName type="B>N">'
+        "<NonIndividualNameText>Z &amp; Co</NonIndividualNameText></NonIndividualName></OtherEntity>",
+    }.items()
+}
+
+
 def _as_tuples(data: bytes) -> list[tuple[bytes, ...]]:
     """scan_columns' output in scan's shape."""
-    n, columns, odd, _ = scan_columns(data)
+    n, columns, odd, _, _ = scan_columns(data)
     values = []
     for valid, offsets, buffer, nulls, _flags in columns:
         array = pa.Array.from_buffers(
@@ -132,6 +159,27 @@ def test_columns_of_fixtures_and_a_generated_extract(tmp_path: Path) -> None:
         data = path.read_bytes()
         assert _as_tuples(data) == scan(data), path.name
         assert scan_columns(data)[3] == data.count(b"<ABR"), path.name
+        _assert_same_other_names(data)
+
+
+def _assert_same_other_names(data: bytes) -> None:
+    """The other names scan_columns lists are those the tuple path reads from the tails."""
+    n, *_, others = scan_columns(data)
+    keep = np.ones(n, dtype=bool)
+    keep[::3] = False  # names of records not kept are left out
+    listed = abr._listed_other_names(others, keep)
+    read = abr._tail_other_names([t[abr._G_TAIL] for t in scan(data)], keep)
+    assert listed[0].tolist() == read[0].tolist()
+    for a, b in zip(listed[1:], read[1:], strict=True):
+        assert a.equals(b)
+
+
+@pytest.mark.parametrize("name", [*EDGE_CASES, *CLEANING_CASES, *TAIL_CASES])
+def test_listed_other_names_are_those_of_the_tails(name: str) -> None:
+    text = {**EDGE_CASES, **CLEANING_CASES, **TAIL_CASES}[name]
+    _assert_same_other_names(
+        "\n".join([text, COMPANY.replace("</ABR>", TAILS + "</ABR>"), text]).encode()
+    )
 
 
 def test_flags_say_what_the_values_hold() -> None:
@@ -158,9 +206,9 @@ def _assert_same_batches(chunk: abr.Chunk) -> None:
     assert columns.quarantine == tuples.quarantine
 
 
-@pytest.mark.parametrize("name", [*EDGE_CASES, *CLEANING_CASES])
+@pytest.mark.parametrize("name", [*EDGE_CASES, *CLEANING_CASES, *TAIL_CASES])
 def test_column_path_parses_as_the_tuple_path(name: str) -> None:
-    text = {**EDGE_CASES, **CLEANING_CASES}[name]
+    text = {**EDGE_CASES, **CLEANING_CASES, **TAIL_CASES}[name]
     # alone, and among canonical records on lines of their own
     _assert_same_batches(_chunk(text))
     _assert_same_batches(_chunk("\n".join([COMPANY, text, PERSON])))
