@@ -387,6 +387,7 @@ typedef struct {
     Py_ssize_t n, cap;       /* records, and room for them in offsets and valid */
     PyObject *odd;           /* [(index, raw bytes)] of records not in canonical spelling */
     Py_ssize_t abr_tags;     /* every "<ABR" in the chunk, records or not */
+    Py_ssize_t line_tags;    /* every "<ABR" but the first that starts a line ("\n<ABR") */
 } Cols;
 
 static int cols_grow(Cols *c) {
@@ -482,7 +483,7 @@ static PyObject *col_tuple(Col *col, Py_ssize_t n) {
 }
 
 /*
- * scan_columns(data: bytes) -> (n, groups, odd, abr_tags, others)
+ * scan_columns(data: bytes) -> (n, groups, odd, abr_tags, others, line_tags)
  *
  * The records scan() finds, in the same order, as columns: groups[g] for g in 0..26 is
  * (validity bitmap, int32 offsets, values, null count, flags), the buffers of an Arrow
@@ -493,7 +494,8 @@ static PyObject *col_tuple(Col *col, Py_ssize_t n) {
  * others is (count, records, kinds, names, attributes): the other names of the canonical
  * records' tails as tail() lists them, records an int32 buffer, the rest
  * (validity, offsets, values, null count) of Arrow binary arrays; attributes is null for
- * an <OtherEntity>.
+ * an <OtherEntity>. line_tags counts the "<ABR" after the first that follow a newline
+ * (data.count(b"\n<ABR", data.find(b"<ABR"))).
  */
 static PyObject *scan_columns(PyObject *self, PyObject *arg) {
     Py_buffer view;
@@ -514,7 +516,7 @@ static PyObject *scan_columns(PyObject *self, PyObject *arg) {
     while (p < end) {
         const char *s = memmem(p, (size_t)(end - p), "<ABR", 4);
         if (!s) break;
-        c.abr_tags++;
+        if (c.abr_tags++ && s[-1] == '\n') c.line_tags++;
         if (s + 4 >= end) break;
         char ch = s[4];
         if (!(ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v' || ch == '>' || ch == '/')) {
@@ -543,8 +545,10 @@ static PyObject *scan_columns(PyObject *self, PyObject *arg) {
             if (col_put(&c.col[g], c.n, m.gs[g], m.gl[g]) < 0) goto nomem;
         c.n++;
         /* "<ABR" inside the record (an odd record's text) still counts, as data.count does */
-        for (const char *q = s + 4; (q = memmem(q, (size_t)(close - q), "<ABR", 4)) != NULL; q += 4)
+        for (const char *q = s + 4; (q = memmem(q, (size_t)(close - q), "<ABR", 4)) != NULL; q += 4) {
             c.abr_tags++;
+            if (q[-1] == '\n') c.line_tags++;
+        }
         p = close + 6;
     }
     groups = PyList_New(NGROUPS - 1);
@@ -554,10 +558,10 @@ static PyObject *scan_columns(PyObject *self, PyObject *arg) {
         if (!t) goto done;
         PyList_SET_ITEM(groups, g, t);
     }
-    result = Py_BuildValue("(nOOn(ny#NNN))", c.n, groups, c.odd, c.abr_tags, (Py_ssize_t)c.n_other,
+    result = Py_BuildValue("(nOOn(ny#NNN)n)", c.n, groups, c.odd, c.abr_tags, (Py_ssize_t)c.n_other,
                            c.other_rec ? (const char *)c.other_rec : "",
                            (Py_ssize_t)(c.n_other * sizeof(int32_t)), str_tuple(&c.other_kind),
-                           str_tuple(&c.other_name), str_tuple(&c.other_attrs));
+                           str_tuple(&c.other_name), str_tuple(&c.other_attrs), c.line_tags);
     goto done;
 nomem:
     PyErr_NoMemory();

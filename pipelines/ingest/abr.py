@@ -376,7 +376,8 @@ def parse_chunk(chunk: Chunk, *, use_columns: bool = True) -> Batch:
     lxml_names: dict[int, list[OtherName]] = {}
     before_first = data.count(b"\n", 0, first) if first >= 0 else 0
     total_newlines = chunk.newlines if chunk.newlines >= 0 else data.count(b"\n")
-    if canonical and (total_newlines - before_first == data.count(b"\n<ABR", first) == n - 1):
+    line_tags = groups.line_tags if groups is not None else data.count(b"\n<ABR", first)
+    if canonical and (total_newlines - before_first == line_tags == n - 1):
         # one record per line, as the publisher writes them: consecutive line numbers
         first_line = chunk.first_line + before_first
         lines = list(range(first_line, first_line + n))
@@ -518,6 +519,7 @@ class _Groups:
     odd: list[tuple[int, bytes]]
     abr_tags: int = 0
     others: tuple | None = None  # the other names the scanner listed (scan_columns)
+    line_tags: int = 0  # "<ABR" after the first that start a line (scan_columns)
 
     @classmethod
     def of_tuples(cls, matches: list[tuple[Any, ...]]) -> _Groups:
@@ -534,6 +536,7 @@ class _Groups:
         odd: list,
         tags: int,
         others: tuple,
+        line_tags: int,
     ) -> _Groups:
         arrays, flags = [], []
         for valid, offsets, values, nulls, flag in columns:
@@ -541,7 +544,7 @@ class _Groups:
             buffers = [pa.py_buffer(valid), pa.py_buffer(offsets), pa.py_buffer(values)]
             arrays.append(pa.Array.from_buffers(kind, n, buffers, null_count=nulls))
             flags.append(flag)
-        return cls(n, arrays, flags, odd, tags, others)
+        return cls(n, arrays, flags, odd, tags, others, line_tags)
 
     def replaced(self, rows: dict[int, tuple[bytes, ...]]) -> _Groups:
         """These groups with some records' groups replaced (what lxml read of odd records)."""
@@ -565,7 +568,7 @@ class _Groups:
                 replaced if flag is None or flag & _F_NONASCII else replaced.cast(pa.string())
             )
             flags.append(flag)
-        return _Groups(self.n, arrays, flags, [], self.abr_tags, self.others)
+        return _Groups(self.n, arrays, flags, [], self.abr_tags, self.others, self.line_tags)
 
     def tails(self) -> list[bytes | None]:
         return self.arrays[_G_TAIL].cast(pa.binary()).to_pylist()

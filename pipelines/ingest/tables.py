@@ -33,7 +33,11 @@ def code(name: str) -> pa.Field:
 
 
 def dictionary_columns(schema: pa.Schema) -> list[str]:
-    return [f.name for f in schema if f.metadata == _CODES or f.type != pa.string()]
+    """The columns written dictionary-encoded: the codes. Dates, numbers and flags are written
+    plain: the writer's dictionary attempt on mostly distinct values (every source line) cost
+    more CPU than it saved bytes (ABR parts, snappy: 0.77 -> 0.60 us a record, 67 -> 65
+    bytes)."""
+    return [f.name for f in schema if f.metadata == _CODES]
 
 
 _lineage = [code("source_file"), pa.field("source_line", pa.int64())]

@@ -133,7 +133,7 @@ TAIL_CASES = {
 
 def _as_tuples(data: bytes) -> list[tuple[bytes, ...]]:
     """scan_columns' output in scan's shape."""
-    n, columns, odd, _, _ = scan_columns(data)
+    n, columns, odd, *_ = scan_columns(data)
     values = []
     for valid, offsets, buffer, nulls, _flags in columns:
         array = pa.Array.from_buffers(
@@ -150,6 +150,7 @@ def test_columns_hold_what_scan_returns(name: str) -> None:
     data = {**EDGE_CASES, **CLEANING_CASES}[name].encode()
     assert _as_tuples(data) == scan(data)
     assert scan_columns(data)[3] == data.count(b"<ABR")
+    assert scan_columns(data)[5] == data.count(b"\n<ABR", max(data.find(b"<ABR"), 0))
 
 
 def test_columns_of_fixtures_and_a_generated_extract(tmp_path: Path) -> None:
@@ -159,12 +160,13 @@ def test_columns_of_fixtures_and_a_generated_extract(tmp_path: Path) -> None:
         data = path.read_bytes()
         assert _as_tuples(data) == scan(data), path.name
         assert scan_columns(data)[3] == data.count(b"<ABR"), path.name
+        assert scan_columns(data)[5] == data.count(b"\n<ABR", max(data.find(b"<ABR"), 0))
         _assert_same_other_names(data)
 
 
 def _assert_same_other_names(data: bytes) -> None:
     """The other names scan_columns lists are those the tuple path reads from the tails."""
-    n, *_, others = scan_columns(data)
+    n, *_, others, _ = scan_columns(data)
     keep = np.ones(n, dtype=bool)
     keep[::3] = False  # names of records not kept are left out
     listed = abr._listed_other_names(others, keep)
