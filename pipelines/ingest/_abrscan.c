@@ -572,7 +572,24 @@ done:
     return result;
 }
 
+/* newlines(data) -> data.count(b"\n"), by memchr: several times faster where lines are long */
+static PyObject *newlines(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    const char *p = view.buf, *end = p + view.len;
+    Py_ssize_t n = 0;
+    Py_BEGIN_ALLOW_THREADS
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        n++;
+        p++;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(n);
+}
+
 static PyMethodDef methods[] = {
+    {"newlines", newlines, METH_O, "data.count(b'\\n'), faster on long lines."},
     {"scan", scan, METH_O, "Records of an ABR chunk, as _RECORDS_B.findall(data) returns them."},
     {"scan_columns", scan_columns, METH_O, "The records of scan(), as Arrow buffers per group."},
     {NULL, NULL, 0, NULL},

@@ -126,22 +126,31 @@ def iter_chunks(file: LandingFile, chunk_bytes: int = CHUNK_BYTES) -> Iterator[C
         if encoding not in _ASCII_COMPATIBLE:
             raise SourceFileError(file.name, f"unsupported XML encoding {encoding!r}")
 
-        buffer = head
-        line = 1
+        # each block read is copied once, into its chunk: the last record end of the block
+        # closes the chunk, and what follows is carried into the next one
+        carry, block, line = b"", head, 1
         while True:
-            cut = buffer.rfind(_END)
+            cut = block.rfind(_END)
+            if cut < 0:  # no record ends in the block (or one straddles the carry and it)
+                block, carry = carry + block, b""
+                cut = block.rfind(_END)
             if cut >= 0:
                 cut += len(_END)
-                piece = buffer[:cut]
-                newlines = piece.count(b"\n")
+                piece = (
+                    b"".join((carry, memoryview(block)[:cut]))
+                    if carry or cut < len(block)
+                    else block
+                )
+                newlines = _count_newlines(piece)
                 yield Chunk(file.name, encoding, line, piece, newlines)
                 line += newlines
-                buffer = buffer[cut:]
-            more = fh.read(chunk_bytes)
-            if not more:
+                carry = block[cut:]
+            else:
+                carry = block
+            block = fh.read(chunk_bytes)
+            if not block:
                 break
-            buffer += more
-    tail = buffer.strip()
+    tail = carry.strip()
     if b"<ABR" in tail:
         raise SourceFileError(file.name, f"truncated: the file ends inside a record (line {line})")
     if not tail.endswith(b"</Transfer>"):
@@ -225,11 +234,17 @@ _ATTR_B = re.compile(_ATTR.pattern.encode())
 _UTF8 = {"utf-8", "utf8", "us-ascii", "ascii"}
 
 try:  # the same matcher in C (setup.py builds it; tests hold it equal to _RECORDS_B.findall)
+    from pipelines.ingest._abrscan import newlines as _count_newlines
     from pipelines.ingest._abrscan import scan as _scan_records
     from pipelines.ingest._abrscan import scan_columns as _scan_columns
 except ImportError:  # pragma: no cover - a machine that could not compile it
     _scan_records = _RECORDS_B.findall
     _scan_columns = None
+
+    def _count_newlines(data: bytes) -> int:
+        return data.count(b"\n")
+
+
 # what scan_columns says of a group's values (bits of its flags; see _abrscan.c)
 _F_EDGE, _F_AMP, _F_NONASCII = 1, 2, 4
 # group numbers in _CANONICAL
@@ -375,7 +390,7 @@ def parse_chunk(chunk: Chunk, *, use_columns: bool = True) -> Batch:
     raws: list[str] | None = None
     lxml_names: dict[int, list[OtherName]] = {}
     before_first = data.count(b"\n", 0, first) if first >= 0 else 0
-    total_newlines = chunk.newlines if chunk.newlines >= 0 else data.count(b"\n")
+    total_newlines = chunk.newlines if chunk.newlines >= 0 else _count_newlines(data)
     line_tags = groups.line_tags if groups is not None else data.count(b"\n<ABR", first)
     if canonical and (total_newlines - before_first == line_tags == n - 1):
         # one record per line, as the publisher writes them: consecutive line numbers

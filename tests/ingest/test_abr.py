@@ -361,10 +361,11 @@ def test_tiny_chunks_give_the_same_rows_as_one_chunk(name: str, chunk_bytes: int
     )
 
 
+@pytest.mark.parametrize("chunk_bytes", [7, 200])  # 7: a record end often spans two reads
 @pytest.mark.parametrize("name", ALL_GOOD_AND_BAD)
-def test_chunks_cut_after_a_record_end_and_cover_the_records(name: str) -> None:
+def test_chunks_cut_after_a_record_end_and_cover_the_records(name: str, chunk_bytes: int) -> None:
     data = (FIXTURES / name).read_bytes()
-    chunks = list(abr.iter_chunks(fixture(name), chunk_bytes=200))
+    chunks = list(abr.iter_chunks(fixture(name), chunk_bytes=chunk_bytes))
     assert all(chunk.data.endswith(b"</ABR>") for chunk in chunks)
     joined = b"".join(chunk.data for chunk in chunks)
     assert joined == data[: data.rindex(b"</ABR>") + len(b"</ABR>")]
@@ -372,6 +373,7 @@ def test_chunks_cut_after_a_record_end_and_cover_the_records(name: str) -> None:
     offset = 0
     for chunk in chunks:
         assert chunk.first_line == data.count(b"\n", 0, offset) + 1
+        assert chunk.newlines == chunk.data.count(b"\n")
         assert chunk.file == name
         offset += len(chunk.data)
 
