@@ -482,8 +482,73 @@ static PyObject *col_tuple(Col *col, Py_ssize_t n) {
                          (Py_ssize_t)col->flags);
 }
 
+/* ---- dates ---------------------------------------------------------------------------- */
+
+/* days from 1970-01-01 to y-m-d, proleptic Gregorian (H. Hinnant's days_from_civil) */
+static int32_t days_from_civil(int y, int m, int d) {
+    y -= m <= 2;
+    int era = (y >= 0 ? y : y - 399) / 400;
+    int yoe = y - era * 400;
+    int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return (int32_t)(era * 146097 + doe - 719468);
+}
+
+/* A YYYYMMDD value: 1 and its days when it is a real calendar day, else 0 (what the
+ * parser's Arrow path accepts: eight ASCII digits, month 1-12, a day the month has). */
+static int yyyymmdd(const char *s, Py_ssize_t n, int32_t *days) {
+    if (n != 8) return 0;
+    for (int i = 0; i < 8; i++)
+        if (s[i] < '0' || s[i] > '9') return 0;
+    int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+    int m = (s[4] - '0') * 10 + (s[5] - '0');
+    int d = (s[6] - '0') * 10 + (s[7] - '0');
+    static const int month_days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (m < 1 || m > 12 || d < 1) return 0;
+    int leap = (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0));
+    if (d > month_days[m - 1] + (m == 2 && leap)) return 0;
+    *days = days_from_civil(y, m, d);
+    return 1;
+}
+
+/* The date of groups (first, second) taken as `first if present else second`, for every
+ * record: (days as int32, validity of the real days, a byte per record: 1 where a value is
+ * present but not a real YYYYMMDD day). Exact where the two groups' flags are 0 (their
+ * values are what cleaning leaves); the caller reads the strings otherwise. */
+static PyObject *date_column(Cols *c, int first, int second) {
+    Py_ssize_t n = c->n;
+    PyObject *days = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
+    PyObject *valid = PyBytes_FromStringAndSize(NULL, (n + 7) / 8);
+    PyObject *bad = PyBytes_FromStringAndSize(NULL, n);
+    if (!days || !valid || !bad) goto fail;
+    int32_t *dd = (int32_t *)PyBytes_AS_STRING(days);
+    uint8_t *vv = (uint8_t *)PyBytes_AS_STRING(valid);
+    uint8_t *bb = (uint8_t *)PyBytes_AS_STRING(bad);
+    memset(vv, 0, (size_t)(n + 7) / 8);
+    Py_ssize_t nulls = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Col *col = &c->col[first];
+        if (col->offsets[i + 1] == col->offsets[i]) col = &c->col[second];
+        Py_ssize_t len = col->offsets[i + 1] - col->offsets[i];
+        dd[i] = 0;
+        bb[i] = 0;
+        if (len > 0 && yyyymmdd(col->data + col->offsets[i], len, &dd[i]))
+            vv[i >> 3] |= (uint8_t)(1u << (i & 7));
+        else {
+            nulls++;
+            bb[i] = len > 0;
+        }
+    }
+    return Py_BuildValue("(NNNn)", days, valid, bad, nulls);
+fail:
+    Py_XDECREF(days);
+    Py_XDECREF(valid);
+    Py_XDECREF(bad);
+    return NULL;
+}
+
 /*
- * scan_columns(data: bytes) -> (n, groups, odd, abr_tags, others, line_tags)
+ * scan_columns(data: bytes) -> (n, groups, odd, abr_tags, others, line_tags, dates)
  *
  * The records scan() finds, in the same order, as columns: groups[g] for g in 0..26 is
  * (validity bitmap, int32 offsets, values, null count, flags), the buffers of an Arrow
@@ -495,7 +560,8 @@ static PyObject *col_tuple(Col *col, Py_ssize_t n) {
  * records' tails as tail() lists them, records an int32 buffer, the rest
  * (validity, offsets, values, null count) of Arrow binary arrays; attributes is null for
  * an <OtherEntity>. line_tags counts the "<ABR" after the first that follow a newline
- * (data.count(b"\n<ABR", data.find(b"<ABR"))).
+ * (data.count(b"\n<ABR", data.find(b"<ABR"))). dates holds date_column() of the group
+ * pairs (0, 3), (5, 6) and (23, 24): the record's last update, ABN status and GST dates.
  */
 static PyObject *scan_columns(PyObject *self, PyObject *arg) {
     Py_buffer view;
@@ -558,10 +624,14 @@ static PyObject *scan_columns(PyObject *self, PyObject *arg) {
         if (!t) goto done;
         PyList_SET_ITEM(groups, g, t);
     }
-    result = Py_BuildValue("(nOOn(ny#NNN)n)", c.n, groups, c.odd, c.abr_tags, (Py_ssize_t)c.n_other,
+    PyObject *dates = Py_BuildValue("(NNN)", date_column(&c, 0, 3), date_column(&c, 5, 6),
+                                    date_column(&c, 23, 24));
+    if (!dates) goto done;
+    result = Py_BuildValue("(nOOn(ny#NNN)nN)", c.n, groups, c.odd, c.abr_tags, (Py_ssize_t)c.n_other,
                            c.other_rec ? (const char *)c.other_rec : "",
                            (Py_ssize_t)(c.n_other * sizeof(int32_t)), str_tuple(&c.other_kind),
-                           str_tuple(&c.other_name), str_tuple(&c.other_attrs), c.line_tags);
+                           str_tuple(&c.other_name), str_tuple(&c.other_attrs), c.line_tags,
+                           dates);
     goto done;
 nomem:
     PyErr_NoMemory();

@@ -27,7 +27,7 @@ import re
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Executor, Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -535,6 +535,8 @@ class _Groups:
     abr_tags: int = 0
     others: tuple | None = None  # the other names the scanner listed (scan_columns)
     line_tags: int = 0  # "<ABR" after the first that start a line (scan_columns)
+    dates: dict[tuple[int, int], tuple] | None = None  # (first, second) -> the scanner's dates
+    patched: list[int] = field(default_factory=list)  # records whose groups lxml read
 
     @classmethod
     def of_tuples(cls, matches: list[tuple[Any, ...]]) -> _Groups:
@@ -552,6 +554,7 @@ class _Groups:
         tags: int,
         others: tuple,
         line_tags: int,
+        dates: tuple,
     ) -> _Groups:
         arrays, flags = [], []
         for valid, offsets, values, nulls, flag in columns:
@@ -559,7 +562,10 @@ class _Groups:
             buffers = [pa.py_buffer(valid), pa.py_buffer(offsets), pa.py_buffer(values)]
             arrays.append(pa.Array.from_buffers(kind, n, buffers, null_count=nulls))
             flags.append(flag)
-        return cls(n, arrays, flags, odd, tags, others, line_tags)
+        pairs = ((_G_UPDATED, _G_UPDATED2), (_G_FROM, _G_FROM2), (_G_GST_FROM, _G_GST_FROM2))
+        return cls(
+            n, arrays, flags, odd, tags, others, line_tags, dict(zip(pairs, dates, strict=True))
+        )
 
     def replaced(self, rows: dict[int, tuple[bytes, ...]]) -> _Groups:
         """These groups with some records' groups replaced (what lxml read of odd records)."""
@@ -583,7 +589,32 @@ class _Groups:
                 replaced if flag is None or flag & _F_NONASCII else replaced.cast(pa.string())
             )
             flags.append(flag)
-        return _Groups(self.n, arrays, flags, [], self.abr_tags, self.others, self.line_tags)
+        return _Groups(
+            self.n, arrays, flags, [], self.abr_tags, self.others, self.line_tags, self.dates, order
+        )
+
+    def dates_of(
+        self, first: int, second: int, strings: pa.Array
+    ) -> tuple[pa.Array, np.ndarray] | None:
+        """What ``_dates`` gives for the pair's cleaned values (``strings``), from the dates
+        the scanner read; None where it did not read them or cleaning may change a value."""
+        if self.dates is None or (first, second) not in self.dates:
+            return None
+        for g in (first, second):
+            if self.flags[g] is None or self.flags[g] & (_F_EDGE | _F_NONASCII):
+                return None
+        days, valid, bad_bytes, nulls = self.dates[first, second]
+        buffers = [pa.py_buffer(valid), pa.py_buffer(days)]
+        parsed = pa.Array.from_buffers(pa.date32(), self.n, buffers, null_count=nulls)
+        bad = np.frombuffer(bad_bytes, dtype=bool)
+        if self.patched:  # records lxml read: their dates from their strings
+            patched_dates, patched_bad = _dates(strings.take(pa.array(self.patched)))
+            mask = np.zeros(self.n, dtype=bool)
+            mask[self.patched] = True
+            parsed = pc.replace_with_mask(parsed, pa.array(mask), patched_dates)
+            bad = bad.copy()
+            bad[self.patched] = patched_bad
+        return parsed, bad
 
     def tails(self) -> list[bytes | None]:
         return self.arrays[_G_TAIL].cast(pa.binary()).to_pylist()
@@ -693,7 +724,9 @@ def _clean(array: pa.Array, *, unescape: bool = False) -> pa.Array:
 
 def _dates(array: pa.Array) -> tuple[pa.Array, np.ndarray]:
     """YYYYMMDD strings (nulls allowed) -> date32, and a mask of present-but-invalid values."""
-    well_formed = pc.and_(pc.equal(pc.utf8_length(array), 8), pc.utf8_is_digit(array))
+    # eight ASCII digits (utf8_is_digit admits other scripts' digits, which the casts below
+    # cannot read)
+    well_formed = pc.match_substring_regex(array, "^[0-9]{8}$")
     digits = pc.if_else(well_formed, array, "19700101")
     parsed = pc.strptime(digits, format="%Y%m%d", unit="s", error_is_null=True).cast(pa.date32())
     # strptime rolls impossible days over (20220431 -> 1 May): the month and day must survive
@@ -759,7 +792,7 @@ def _to_batch(
         ("gst_status_from_date", "GSTStatusFromDate", _G_GST_FROM, _G_GST_FROM2),
     ):
         raw_dates = pick(first, second)
-        dates[column], bad = _dates(raw_dates)
+        dates[column], bad = groups.dates_of(first, second, raw_dates) or _dates(raw_dates)
         for i in np.flatnonzero(bad):
             if int(i) not in dropped:
                 reasons.setdefault(

@@ -5,6 +5,7 @@ parser's column path must give the same tables as its tuple path."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import numpy as np
@@ -166,7 +167,7 @@ def test_columns_of_fixtures_and_a_generated_extract(tmp_path: Path) -> None:
 
 def _assert_same_other_names(data: bytes) -> None:
     """The other names scan_columns lists are those the tuple path reads from the tails."""
-    n, *_, others, _ = scan_columns(data)
+    n, others = scan_columns(data)[0], scan_columns(data)[4]
     keep = np.ones(n, dtype=bool)
     keep[::3] = False  # names of records not kept are left out
     listed = abr._listed_other_names(others, keep)
@@ -232,3 +233,44 @@ def test_column_path_parses_a_generated_extract_as_the_tuple_path(tmp_path: Path
         except SourceFileError:  # the fixtures of damaged files: their chunks were compared
             pass
     assert chunks > 20
+
+
+# eight digits that are and are not calendar days (leap years by the Gregorian rule, year 0
+# included), other spellings, and values cleaning changes (the strings are read for those)
+DATES = [
+    "20240229", "20230229", "19000229", "20000229", "00000229", "00000101", "99991231",
+    "20231301", "20230100", "20230132", "20230431", "20231231", "19700101", "19691231",
+    "2023-1-1", "2023010a", "2023010", "202301011", "", " 20230101", "20230101 ", "２０２３０１０１",
+    "2023&amp;01",
+]  # fmt: skip
+
+
+def test_dates_read_by_the_scanner_are_those_of_the_strings() -> None:
+    records = [
+        COMPANY.replace('ABNStatusFromDate="20100101"', f'ABNStatusFromDate="{d}"') for d in DATES
+    ]
+    data = "\n".join(records).encode()
+    days, valid, bad, nulls = scan_columns(data)[6][1]  # (ABNStatusFromDate, reversed pair)
+    parsed = pa.Array.from_buffers(
+        pa.date32(), len(DATES), [pa.py_buffer(valid), pa.py_buffer(days)], null_count=nulls
+    )
+    strings = pa.array([d or None for d in DATES], pa.string())
+    expected, expected_bad = abr._dates(strings)
+    clean = [not (d.startswith(" ") or d.endswith(" ") or not d.isascii()) for d in DATES]
+    days_of = [p for p, c in zip(parsed.cast(pa.int32()).to_pylist(), clean, strict=True) if c]
+    expected_days = expected.cast(pa.int32()).to_pylist()  # year 0 is no Python date
+    assert days_of == [p for p, c in zip(expected_days, clean, strict=True) if c]
+    assert [b for b, c in zip(np.frombuffer(bad, dtype=bool), clean, strict=True) if c] == [
+        b for b, c in zip(expected_bad, clean, strict=True) if c
+    ]
+    assert parsed[0].as_py() == dt.date(2024, 2, 29) and parsed[1].as_py() is None
+    assert expected.null_count < len(DATES) - 6  # the Arrow path read most of them too
+
+
+@pytest.mark.parametrize("value", DATES)
+def test_column_path_reads_dates_as_the_tuple_path(value: str) -> None:
+    company = COMPANY.replace('ABNStatusFromDate="20100101"', f'ABNStatusFromDate="{value}"')
+    person = PERSON.replace('GSTStatusFromDate="19000101"', f'GSTStatusFromDate="{value}"')
+    # with an odd record in the chunk (its dates read from its strings)
+    odd = EDGE_CASES["single quotes"].replace('"20100101"', f'"{value}"')
+    _assert_same_batches(_chunk("\n".join([company, person, odd, COMPANY])))
