@@ -14,6 +14,13 @@ from typing import BinaryIO
 
 import pyarrow as pa
 
+try:  # ISA-L's inflate: the ABR extract lands zipped (docs/architecture.md, "The ABR parser")
+    from isal import isal_zlib as _inflater
+    from isal.isal_zlib import error as _InflateError
+except ImportError:  # pragma: no cover - zlib is always there
+    _inflater = zlib  # type: ignore[assignment]
+    _InflateError = zlib.error  # type: ignore[assignment,misc]
+
 
 class SourceFileError(Exception):
     """A landed file cannot be read at all (wrong header, corrupt zip, unknown encoding).
@@ -57,10 +64,94 @@ class LandingFile:
             raise SourceFileError(self.name, f"cannot open zip: {exc}") from exc
         with archive:
             try:
-                with archive.open(self.member) as member:
-                    yield _ZipErrors(member, self.name)  # type: ignore[misc,arg-type]
+                info = archive.getinfo(self.member)
             except KeyError as exc:
                 raise SourceFileError(self.name, "member missing from zip") from exc
+            if info.compress_type == zipfile.ZIP_DEFLATED and not info.flag_bits & 0x1:
+                with open(self.path, "rb") as fh:
+                    yield _Inflated(fh, info, self.name)  # type: ignore[misc]
+                return
+            with archive.open(info) as member:  # stored, other methods, encrypted: zipfile's way
+                yield _ZipErrors(member, self.name)  # type: ignore[misc,arg-type]
+
+
+class _Inflated(io.RawIOBase):
+    """A deflated zip member, inflated by ISA-L where it is installed (about 1.5 times
+    zlib's speed on the ABR extract), else by zlib; its CRC-32 and size checked at the end
+    as zipfile checks them. Errors surface as SourceFileError naming the file."""
+
+    BLOCK = 1 << 20
+
+    def __init__(self, fh: BinaryIO, info: zipfile.ZipInfo, name: str) -> None:
+        self._fh = fh
+        self._name = name
+        self._info = info
+        self._inflate = _inflater.decompressobj(-15)
+        self._crc = 0
+        self._size = 0
+        self._pending = b""  # inflated, not yet read
+        self._done = False
+        try:
+            fh.seek(info.header_offset)
+            header = fh.read(30)
+        except (OSError, ValueError) as exc:  # offsets past either end of a damaged archive
+            raise SourceFileError(name, f"corrupt zip member: {exc}") from exc
+        if len(header) < 30 or header[:4] != b"PK\x03\x04":
+            raise SourceFileError(name, "corrupt zip member: bad local file header")
+        name_length, extra_length = (
+            int.from_bytes(header[26:28], "little"),
+            int.from_bytes(header[28:30], "little"),
+        )
+        fh.seek(info.header_offset + 30 + name_length + extra_length)
+        self._left = info.compress_size  # compressed bytes not yet read
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        try:
+            return self._read(size)
+        except (zlib.error, _InflateError, OSError, ValueError) as exc:
+            raise SourceFileError(self._name, f"corrupt zip member: {exc}") from exc
+
+    def _read(self, size: int) -> bytes:
+        out, have = [self._pending], len(self._pending)
+        self._pending = b""
+        while (size < 0 or have < size) and not self._done:
+            if self._left:
+                raw = self._fh.read(min(self.BLOCK, self._left))
+                if not raw:
+                    raise ValueError("zip member truncated")
+                self._left -= len(raw)
+                data = self._inflate.decompress(raw)
+            else:  # every compressed byte read
+                data = self._inflate.flush()
+                self._done = True
+            if data:
+                self._crc = _inflater.crc32(data, self._crc)
+                self._size += len(data)
+                out.append(data)
+                have += len(data)
+            if self._done:
+                self._check()
+        data = b"".join(out)
+        if 0 <= size < len(data):
+            self._pending = data[size:]
+            return data[:size]
+        return data
+
+    def _check(self) -> None:
+        if not self._inflate.eof:
+            raise ValueError("inflate stream ended early")
+        if self._size != self._info.file_size:
+            raise ValueError(f"size {self._size} differs from the zip's {self._info.file_size}")
+        if self._crc != self._info.CRC:
+            raise ValueError(f"bad CRC-32 for file {self._info.filename!r}")
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
 
 
 class _ZipErrors(io.RawIOBase):

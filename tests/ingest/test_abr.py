@@ -586,6 +586,38 @@ def test_corrupt_zip_member_fails_naming_zip_and_member(
         list(abr.parse(LandingFile(archive, MEMBER)))
 
 
+@pytest.mark.parametrize("size", [-1, 1, 7, 4096, 1 << 20])
+def test_deflated_member_reads_the_bytes_zipfile_reads(tmp_path: Path, size: int) -> None:
+    archive = tmp_path / ZIP_NAME
+    payload = b"".join(
+        (FIXTURES / CANONICAL).read_bytes().replace(b"ABR", b"ABR" + bytes([i % 256]))
+        for i in range(200)
+    )  # a few hundred kB, more than one of the reader's blocks compressed
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(MEMBER, payload)
+    with LandingFile(archive, MEMBER).open() as fh:
+        assert type(fh).__name__ == "_Inflated"  # not zipfile's reader
+        pieces = []
+        while piece := fh.read(size):
+            assert size < 0 or len(piece) <= size
+            pieces.append(piece)
+    assert b"".join(pieces) == payload
+
+
+def test_truncated_zip_member_fails_naming_it(tmp_path: Path) -> None:
+    archive = zipped(tmp_path)
+    with zipfile.ZipFile(archive) as zf:
+        info = zf.getinfo(MEMBER)
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    data = archive.read_bytes()
+    # the member's compressed bytes cut short: the central directory still promises them
+    archive.write_bytes(
+        data[: start + info.compress_size // 2] + data[start + info.compress_size :]
+    )
+    with pytest.raises(SourceFileError, match=rf"^{re.escape(ZIP_NAME)}!{MEMBER}: "):
+        list(abr.parse(LandingFile(archive, MEMBER)))
+
+
 def test_missing_zip_member_fails_naming_it(tmp_path: Path) -> None:
     with pytest.raises(SourceFileError, match=r"!20261118_Public03\.xml: member missing"):
         list(abr.parse(LandingFile(zipped(tmp_path), "20261118_Public03.xml")))
