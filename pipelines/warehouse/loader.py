@@ -192,7 +192,31 @@ def load_source(
     force: bool = False,
     progress: ProgressFn | None = None,
 ) -> LoadResult:
-    """Load one source from the landing folder (see the module docstring)."""
+    """Load one source from the landing folder (see the module docstring), with DuckDB
+    bounded to ``settings.load_memory_limit`` meanwhile."""
+    with _memory_limit(con, settings.load_memory_limit, settings.duckdb_memory_limit):
+        return _load_source(con, source, settings, force=force, progress=progress)
+
+
+@contextmanager
+def _memory_limit(con: duckdb.DuckDBPyConnection, limit: str, after: str) -> Iterator[None]:
+    """DuckDB's memory limit set to ``limit``, then to ``after``: the limit the connection was
+    opened with (DuckDB shows a limit rounded, so the one shown cannot be set back exactly)."""
+    con.execute(f"set memory_limit = '{limit}'")
+    try:
+        yield
+    finally:
+        con.execute(f"set memory_limit = '{after}'")
+
+
+def _load_source(
+    con: duckdb.DuckDBPyConnection,
+    source: Source,
+    settings: Settings,
+    *,
+    force: bool,
+    progress: ProgressFn | None,
+) -> LoadResult:
     started = _now()
     clock = time.perf_counter()
     ensure_raw_tables(con, source, settings)

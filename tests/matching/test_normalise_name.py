@@ -59,10 +59,14 @@ def test_same_as_the_dbt_macro(name: str, expected: str | None) -> None:
         pytest.param("TRUSTEE FOR THE SMITH TRUST", "SMITH TR", id="trustee for prefix"),
         pytest.param("A PTY LTD ATF B PTY LTD ATF C TRUST", "C TR", id="up to the last ATF"),
         pytest.param("SMITH FAMILY TRUST PTY LTD", "SMITH FT", id="designator before a legal form"),
-        pytest.param("SMITH FAMILY TRUST NO 2", "SMITH FAMILY TRUST NO 2", id="designator only at the end"),
+        pytest.param(
+            "SMITH FAMILY TRUST NO 2", "SMITH FAMILY TRUST NO 2", id="designator only at the end"
+        ),
         pytest.param("SMITH SUPER FUNDS", "SMITH SUPER FUNDS", id="designator whole words only"),
         pytest.param("FAMILY TRUST", "FAMILY TR", id="never reduced to a token"),
-        pytest.param("THE OWNERS STRATA PLAN", "OWNERS STRATA PLAN", id="strata needs a plan after it"),
+        pytest.param(
+            "THE OWNERS STRATA PLAN", "OWNERS STRATA PLAN", id="strata needs a plan after it"
+        ),
         pytest.param("THEATRE ROYAL", "THEATRE ROYAL", id="leading THE whole word only"),
         pytest.param("SMITH ATF", "SMITH ATF", id="ATF needs a name after it"),
         pytest.param("Crème Brûlée Café", "CREME BRULEE CAFE", id="accents folded"),

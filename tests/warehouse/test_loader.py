@@ -439,3 +439,31 @@ def test_a_failed_load_leads_with_the_file_and_keeps_its_diagnosis(settings: Set
             [load_id],
         ).fetchall()
         assert kept == [("company_202411.csv", 2, len(before))]
+
+
+def test_a_load_runs_within_its_memory_limit_then_restores_the_connection_s(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DuckDB is bounded to load_memory_limit while a source loads (its checks spill beyond
+    it), and the connection's own limit is back afterwards, after a failed load too."""
+    import pipelines.warehouse.loader as loader
+
+    seen: list[str] = []
+    check = loader._check
+
+    def observed_check(con, *args, **kwargs):  # the limit the checks run under
+        seen.append(con.execute("select current_setting('memory_limit')").fetchone()[0])
+        return check(con, *args, **kwargs)
+
+    monkeypatch.setattr(loader, "_check", observed_check)
+    abr_file(_landing(settings) / "20261118_Public01.xml", _records(3))
+    settings = settings.model_copy(update={"load_memory_limit": "300MB"})
+    with warehouse(settings) as con:
+        before = con.execute("select current_setting('memory_limit')").fetchone()[0]
+        assert load_source(con, ABR, settings).status == "loaded"
+        assert seen == ["286.1 MiB"]  # 300 MB
+        assert con.execute("select current_setting('memory_limit')").fetchone()[0] == before
+        (_landing(settings) / "20261118_Public01.xml").write_text("<Transfer>")  # truncated
+        with pytest.raises(LoadError):
+            load_source(con, ABR, settings, force=True)
+        assert con.execute("select current_setting('memory_limit')").fetchone()[0] == before
