@@ -9,7 +9,9 @@ fast path and a safe path:
   which write their rows straight to Parquet parts when given a ``PartSink``.
 * Within a chunk one matcher reads every record in the publisher's canonical spelling and
   captures any other record whole (``_RECORDS``: a regular expression, run in C by
-  ``_abrscan`` where that extension is built; tests hold the two equal). Records in another
+  ``_abrscan`` where that extension is built; tests hold the two equal). The C matcher
+  writes what it reads as Arrow buffers, with flags saying which columns may need cleaning,
+  the dates read and the other names listed (``scan_columns``). Records in another
   spelling (attributes in single quotes, whitespace inside tags, comments, CDATA…) are read
   by lxml, so an unusual layout is slower but still correct. A record lxml cannot parse
   either is quarantined.
