@@ -558,7 +558,8 @@ class _Groups:
         line_tags: int,
         dates: tuple,
     ) -> _Groups:
-        arrays, flags = [], []
+        arrays: list[pa.Array] = []
+        flags: list[int | None] = []
         for valid, offsets, values, nulls, flag in columns:
             kind = pa.binary() if flag & _F_NONASCII else pa.string()
             buffers = [pa.py_buffer(valid), pa.py_buffer(offsets), pa.py_buffer(values)]
@@ -574,7 +575,8 @@ class _Groups:
         mask = np.zeros(self.n, dtype=bool)
         order = sorted(rows)
         mask[order] = True
-        arrays, flags = [], []
+        arrays: list[pa.Array] = []
+        flags: list[int | None] = []
         for g, array in enumerate(self.arrays):
             values = [rows[i][g] or None for i in order]
             flag = self.flags[g]
@@ -603,7 +605,8 @@ class _Groups:
         if self.dates is None or (first, second) not in self.dates:
             return None
         for g in (first, second):
-            if self.flags[g] is None or self.flags[g] & (_F_EDGE | _F_NONASCII):
+            flag = self.flags[g]
+            if flag is None or flag & (_F_EDGE | _F_NONASCII):
                 return None
         days, valid, bad_bytes, nulls = self.dates[first, second]
         buffers = [pa.py_buffer(valid), pa.py_buffer(days)]
@@ -949,7 +952,7 @@ def _tail_other_names(tails: list[bytes | None], keep: np.ndarray) -> _OtherColu
     canonical = [i for i, tail in enumerate(tails) if tail and keep[i]]
     position = 0
     for separator, kind, name, dgr_attrs, fund in _OTHER_OR_SEPARATOR_B.findall(
-        b"\x1e".join(tails[i] for i in canonical)
+        b"\x1e".join(tails[i] or b"" for i in canonical)
     ):
         if separator:
             position += 1

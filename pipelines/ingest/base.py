@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import types
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -14,12 +15,15 @@ from typing import BinaryIO
 
 import pyarrow as pa
 
+_inflater: types.ModuleType = zlib
+_InflateError: type[Exception] = zlib.error
 try:  # ISA-L's inflate: the ABR extract lands zipped (docs/architecture.md, "The ABR parser")
-    from isal import isal_zlib as _inflater
-    from isal.isal_zlib import error as _InflateError
+    from isal import isal_zlib
+
+    _inflater = isal_zlib
+    _InflateError = isal_zlib.error  # type: ignore[assignment]  # the stub says an instance
 except ImportError:  # pragma: no cover - zlib is always there
-    _inflater = zlib  # type: ignore[assignment]
-    _InflateError = zlib.error  # type: ignore[assignment,misc]
+    pass
 
 
 class SourceFileError(Exception):
