@@ -332,6 +332,7 @@ typedef struct {
 } Str;
 
 static int str_put(Str *c, const char *s, Py_ssize_t len, int valid) {
+    if (len < 0) return -1; /* a span read backwards: a bug, not a value */
     if (c->n + 1 >= c->ncap) {
         size_t ncap = c->ncap ? c->ncap * 2 : 1024;
         int32_t *o = realloc(c->offsets, ncap * sizeof(int32_t));
@@ -406,6 +407,7 @@ static int cols_grow(Cols *c) {
 }
 
 static int col_put(Col *col, Py_ssize_t row, const char *s, Py_ssize_t len) {
+    if (len < 0) return -1; /* a span read backwards: a bug, not a value */
     if (len > 0) {
         if (col->len + (size_t)len > col->cap) {
             size_t cap = col->cap ? col->cap : 65536;
