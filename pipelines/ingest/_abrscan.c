@@ -263,6 +263,41 @@ static PyObject *groups_tuple(M *m) {
     return t;
 }
 
+/* "<ABR" tags passed over by next_record: all of them (data.count(b"<ABR")), and those after
+ * the first that start a line (data.count(b"\n<ABR", data.find(b"<ABR"))) */
+typedef struct {
+    Py_ssize_t abr, line;
+} Tags;
+
+static inline void count_tag(Tags *t, const char *s) {
+    if (t && t->abr++ && s[-1] == '\n') t->line++;
+}
+
+/* The next record at or after p, as _RECORDS finds one: "<ABR" followed by whitespace, '>'
+ * or '/', up to the first "</ABR>" after it (*close); NULL when there is none. Every "<ABR"
+ * passed over, inside a record or not, is counted in tags (NULL: not counted). */
+static const char *next_record(const char *p, const char *end, const char **close, Tags *tags) {
+    while (p < end) {
+        const char *s = memmem(p, (size_t)(end - p), "<ABR", 4);
+        if (!s) return NULL;
+        count_tag(tags, s);
+        if (s + 4 >= end) return NULL;
+        char c = s[4];
+        if (!(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == '>' || c == '/')) {
+            p = s + 1;
+            continue;
+        }
+        const char *e = memmem(s + 5, (size_t)(end - (s + 5)), "</ABR>", 6);
+        if (!e) { p = s + 1; continue; } /* like the regex: no match at this start */
+        if (tags) /* "<ABR" inside the record (an odd record's text) */
+            for (const char *q = s + 4; (q = memmem(q, (size_t)(e - q), "<ABR", 4)) != NULL; q += 4)
+                count_tag(tags, q);
+        *close = e;
+        return s;
+    }
+    return NULL;
+}
+
 static PyObject *scan(PyObject *self, PyObject *arg) {
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
@@ -270,17 +305,8 @@ static PyObject *scan(PyObject *self, PyObject *arg) {
     const char *end = data + view.len;
     PyObject *out = PyList_New(0);
     if (!out) { PyBuffer_Release(&view); return NULL; }
-    const char *p = data;
-    while (p < end) {
-        const char *s = memmem(p, (size_t)(end - p), "<ABR", 4);
-        if (!s || s + 4 >= end) break;
-        char c = s[4];
-        if (!(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == '>' || c == '/')) {
-            p = s + 1;
-            continue;
-        }
-        const char *close = memmem(s + 5, (size_t)(end - (s + 5)), "</ABR>", 6);
-        if (!close) { p = s + 1; continue; } /* like the regex: no match at this start */
+    const char *s, *close;
+    for (const char *p = data; (s = next_record(p, end, &close, NULL)) != NULL; p = close + 6) {
         M m;
         memset(&m, 0, sizeof m);
         m.p = s;
@@ -299,7 +325,6 @@ static PyObject *scan(PyObject *self, PyObject *arg) {
             return NULL;
         }
         Py_DECREF(t);
-        p = close + 6;
     }
     PyBuffer_Release(&view);
     return out;
@@ -387,8 +412,7 @@ typedef struct {
     Str other_kind, other_name, other_attrs;
     Py_ssize_t n, cap;       /* records, and room for them in offsets and valid */
     PyObject *odd;           /* [(index, raw bytes)] of records not in canonical spelling */
-    Py_ssize_t abr_tags;     /* every "<ABR" in the chunk, records or not */
-    Py_ssize_t line_tags;    /* every "<ABR" but the first that starts a line ("\n<ABR") */
+    Tags tags;               /* the chunk's "<ABR" tags, records or not */
 } Cols;
 
 static int cols_grow(Cols *c) {
@@ -580,19 +604,8 @@ static PyObject *scan_columns(PyObject *self, PyObject *arg) {
     c.odd = PyList_New(0);
     if (!c.odd || cols_grow(&c) < 0) goto nomem;
     for (int g = 0; g < NGROUPS - 1; g++) c.col[g].offsets[0] = 0;
-    const char *p = data;
-    while (p < end) {
-        const char *s = memmem(p, (size_t)(end - p), "<ABR", 4);
-        if (!s) break;
-        if (c.abr_tags++ && s[-1] == '\n') c.line_tags++;
-        if (s + 4 >= end) break;
-        char ch = s[4];
-        if (!(ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v' || ch == '>' || ch == '/')) {
-            p = s + 1;
-            continue;
-        }
-        const char *close = memmem(s + 5, (size_t)(end - (s + 5)), "</ABR>", 6);
-        if (!close) { p = s + 1; continue; }
+    const char *s, *close;
+    for (const char *p = data; (s = next_record(p, end, &close, &c.tags)) != NULL; p = close + 6) {
         M m;
         memset(&m, 0, sizeof m);
         m.p = s;
@@ -612,12 +625,6 @@ static PyObject *scan_columns(PyObject *self, PyObject *arg) {
         for (int g = 0; g < NGROUPS - 1; g++)
             if (col_put(&c.col[g], c.n, m.gs[g], m.gl[g]) < 0) goto nomem;
         c.n++;
-        /* "<ABR" inside the record (an odd record's text) still counts, as data.count does */
-        for (const char *q = s + 4; (q = memmem(q, (size_t)(close - q), "<ABR", 4)) != NULL; q += 4) {
-            c.abr_tags++;
-            if (q[-1] == '\n') c.line_tags++;
-        }
-        p = close + 6;
     }
     groups = PyList_New(NGROUPS - 1);
     if (!groups) goto done;
@@ -629,10 +636,10 @@ static PyObject *scan_columns(PyObject *self, PyObject *arg) {
     PyObject *dates = Py_BuildValue("(NNN)", date_column(&c, 0, 3), date_column(&c, 5, 6),
                                     date_column(&c, 23, 24));
     if (!dates) goto done;
-    result = Py_BuildValue("(nOOn(ny#NNN)nN)", c.n, groups, c.odd, c.abr_tags, (Py_ssize_t)c.n_other,
+    result = Py_BuildValue("(nOOn(ny#NNN)nN)", c.n, groups, c.odd, c.tags.abr, (Py_ssize_t)c.n_other,
                            c.other_rec ? (const char *)c.other_rec : "",
                            (Py_ssize_t)(c.n_other * sizeof(int32_t)), str_tuple(&c.other_kind),
-                           str_tuple(&c.other_name), str_tuple(&c.other_attrs), c.line_tags,
+                           str_tuple(&c.other_name), str_tuple(&c.other_attrs), c.tags.line,
                            dates);
     goto done;
 nomem:

@@ -25,9 +25,10 @@ differs from its ``<RecordCount>`` fails with :class:`SourceFileError`.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from typing import Any
@@ -598,9 +599,9 @@ class _Groups:
         )
 
     def dates_of(
-        self, first: int, second: int, strings: pa.Array
+        self, first: int, second: int, strings: Callable[[], pa.Array]
     ) -> tuple[pa.Array, np.ndarray] | None:
-        """What ``_dates`` gives for the pair's cleaned values (``strings``), from the dates
+        """What ``_dates`` gives for the pair's cleaned values (``strings()``), from the dates
         the scanner read; None where it did not read them or cleaning may change a value."""
         if self.dates is None or (first, second) not in self.dates:
             return None
@@ -613,7 +614,7 @@ class _Groups:
         parsed = pa.Array.from_buffers(pa.date32(), self.n, buffers, null_count=nulls)
         bad = np.frombuffer(bad_bytes, dtype=bool)
         if self.patched:  # records lxml read: their dates from their strings
-            patched_dates, patched_bad = _dates(strings.take(pa.array(self.patched)))
+            patched_dates, patched_bad = _dates(strings().take(pa.array(self.patched)))
             mask = np.zeros(self.n, dtype=bool)
             mask[self.patched] = True
             parsed = pc.replace_with_mask(parsed, pa.array(mask), patched_dates)
@@ -796,12 +797,15 @@ def _to_batch(
         ("record_last_updated_date", "recordLastUpdatedDate", _G_UPDATED, _G_UPDATED2),
         ("gst_status_from_date", "GSTStatusFromDate", _G_GST_FROM, _G_GST_FROM2),
     ):
-        raw_dates = pick(first, second)
-        dates[column], bad = groups.dates_of(first, second, raw_dates) or _dates(raw_dates)
+        # the cleaned strings are needed only where the scanner did not read the dates, for
+        # records lxml read, and to quote a bad date
+        raw_dates = functools.cache(functools.partial(pick, first, second))
+        scanned = groups.dates_of(first, second, raw_dates)
+        dates[column], bad = scanned if scanned is not None else _dates(raw_dates())
         for i in np.flatnonzero(bad):
             if int(i) not in dropped:
                 reasons.setdefault(
-                    int(i), f"invalid date {attribute}={raw_dates[int(i)].as_py()!r}"
+                    int(i), f"invalid date {attribute}={raw_dates()[int(i)].as_py()!r}"
                 )
     keep = np.ones(n, dtype=bool)
     for index in dropped:
