@@ -570,10 +570,14 @@ def test_files_being_published_are_flushed_as_they_are_written(
                 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
             finally:
                 os.close(fd)
-        if resident_bytes(path) and resident_bytes(path) < path.stat().st_size:
-            pytest.skip("the kernel wrote part of the file back on its own")
+        # `other` is the control: nothing of ours flushes it, so if any of it was dropped the
+        # kernel wrote back on its own (a busy disk does within the 0.3 s), and a dropped
+        # `path` would prove nothing
+        if resident_bytes(other) < other.stat().st_size or (
+            0 < resident_bytes(path) < path.stat().st_size
+        ):
+            pytest.skip("the kernel wrote part of the files back on its own")
         assert (resident_bytes(path) == 0) is (every > 0)
-        assert resident_bytes(other) == other.stat().st_size
 
 
 def test_publish_threads_apply_while_publishing_only(
