@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import random
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -124,3 +125,13 @@ def test_without_order_every_text_once(aggregated: list[dict]) -> None:
         if ordered is not None:
             ids = sorted(item["id"] for item in json.loads(unordered))
             assert ids == [item["id"] for item in json.loads(ordered)]
+
+
+@pytest.mark.parametrize(
+    "order_by", ["action_date desc nulls first", "coalesce(action_date, record_id)", "a, , b"]
+)
+def test_an_order_it_cannot_sort_as_written_is_refused(tmp_path: Path, order_by: str) -> None:
+    sql = "select {{ bvs.json_array_agg('x', order_by=\"" + order_by + '") }} as items from t'
+    compiled = run_dbt("compile", tmp_path / "warehouse.duckdb", tmp_path, "--inline", sql)
+    assert compiled.returncode != 0
+    assert "json_array_agg: order term" in compiled.stdout + compiled.stderr

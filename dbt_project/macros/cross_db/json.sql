@@ -54,7 +54,10 @@
     any hash aggregate, and each group's list is sorted after: `create_sort_key` gives the
     bytes that sort as `order_by` does (each term ASC or DESC, nulls last as DuckDB's ORDER
     BY puts them); rows the order leaves tied are ordered by their text. Rows whose text is
-    null are left out, and a group without one gives null, as string_agg does.
+    null are left out, and a group without one gives null, as string_agg does. `order_by`
+    is terms separated by commas, each a column (or an expression without parentheses) and
+    an optional ASC or DESC; anything else (NULLS FIRST, a function call) is refused when the
+    model compiles rather than sorted otherwise than the other engines sort it.
 #}
 {% macro duckdb__json_array_agg(expr, order_by) -%}
     {%- if not order_by -%}
@@ -63,6 +66,11 @@
     {%- set terms = [] -%}
     {%- for term in order_by.split(',') -%}
         {%- set words = term.strip().split() -%}
+        {%- if not words or 'nulls' in (words | map('lower') | list) or '(' in term or ')' in term -%}
+            {{ exceptions.raise_compiler_error(
+                "json_array_agg: order term '" ~ term ~ "' of '" ~ order_by ~ "' is not a column"
+                ~ " (or an expression without parentheses) with an optional ASC or DESC") }}
+        {%- endif -%}
         {%- if words[-1] | lower in ('asc', 'desc') -%}
             {%- do terms.append((words[:-1] | join(' '), words[-1] | upper)) -%}
         {%- else -%}
