@@ -55,6 +55,16 @@ def plant_conduct(b: Builder) -> None:
     b.case("conduct/name-decoy", ent, "No records => PASS (name similarity not above 0.55)",
            "conduct", "PASS", not_flags=("ADVERSE_ACTIVE",),
            non_matches=[match(t, r, name=decoy)])  # fmt: skip
+    # A record that lists an ABN is that entity's alone: another entity of the same name is
+    # not matched by it (docs/matching.md, "A record's own identifier").
+    ent, holder = b.company(), b.company()
+    r = b.adverse(holder, "QBCC", "CRITICAL", "ACTIVE", name=ent.name)
+    b.case("conduct/record-of-another-abn-with-the-same-name", ent,
+           "No records => PASS (a record under another ABN, with this entity's name)", "conduct",
+           "PASS", not_flags=("ADVERSE_ACTIVE",), non_matches=[match(t, r)])  # fmt: skip
+    b.case("conduct/record-under-its-abn-with-another-name", holder,
+           "Active CRITICAL record => FAIL (and ADVERSE_ACTIVE fires): the ABN decides, not the name",
+           "conduct", "FAIL", flags=("ADVERSE_ACTIVE",), matches=[match(t, r, "abn")])  # fmt: skip
     ent = b.company()
     b.adverse(ent, "NDIS_COMMISSION", "CRITICAL", "ACTIVE")
     b.case("conduct/ndis-record-is-not-conduct", ent,

@@ -62,4 +62,14 @@ def plant_gazette(b: Builder) -> None:
     decoy = b.near(ent.name, 0.72)
     b.case("gazette/name-decoy", ent, "No matching notices => PASS (similarity not above 0.72)",
            "gazette", "PASS", non_matches=[match(t, notice(ent, decoy), name=decoy)])  # fmt: skip
+    # A notice that names an ACN is that company's alone (docs/matching.md, "A record's own
+    # identifier").
+    ent, holder = b.company(), b.company()
+    r = notice(holder, ent.name, acn=holder.acn)
+    b.case("gazette/notice-of-another-acn-with-the-same-name", ent,
+           "No matching notices => PASS (a notice under another ACN, with this company's name)",
+           "gazette", "PASS", non_matches=[match(t, r)])  # fmt: skip
+    b.case("gazette/notice-under-its-acn-with-another-name", holder,
+           "Matching notice => FAIL: the ACN decides, not the name", "gazette", "FAIL",
+           matches=[match(t, r, "acn")])  # fmt: skip
     b.case("gazette/no-notice", b.company(), "No matching notices => PASS", "gazette", "PASS")

@@ -115,6 +115,17 @@ def plant_licence(b: Builder) -> None:
            "Construction or trades entity with no licence found => WARN (and LICENCE_MISMATCH "
            "fires): the only licence's name is below 0.8", "licence", "WARN",
            flags=("LICENCE_MISMATCH",), non_matches=[match(t, r, name=decoy)])  # fmt: skip
+    # A licence that lists an ABN is that entity's alone (docs/matching.md, "A record's own
+    # identifier").
+    ent, holder = trades(), trades()
+    r = b.licence(holder, "QBCC", "electrical", "ACTIVE", name=ent.name)
+    b.case("licence/licence-of-another-abn-with-the-same-name", ent,
+           "Construction or trades entity with no licence found => WARN (and LICENCE_MISMATCH "
+           "fires): the licence with this name lists another ABN", "licence", "WARN",
+           flags=("LICENCE_MISMATCH",), non_matches=[match(t, r)])  # fmt: skip
+    b.case("licence/licence-under-its-abn-with-another-name", holder,
+           "Active licence of correct class => PASS: the ABN decides, not the name", "licence",
+           "PASS", not_flags=("LICENCE_MISMATCH",), matches=[match(t, r, "abn")])  # fmt: skip
     # COMPLIANCE_DUAL_FAILURE
     s = "COMPLIANCE_DUAL_FAILURE: Both the licence check and the adverse-records check return FAIL"
     ent = trades("3011")

@@ -1,6 +1,7 @@
 -- State licence registers (QBCC, NSW Fair Trading, VBA, SA CBS). SPEC 3.3 names no match
--- rule for licences: ABN and ACN exact, and the licensee name at least 0.8 (the
--- business-names register's rule; a decision written in docs/matching.md).
+-- rule for licences: ABN and ACN exact, and a licence that lists neither by the licensee
+-- name, at least 0.8 (the business-names register's rule; decisions written in
+-- docs/matching.md).
 
 with
 
@@ -19,7 +20,7 @@ final as (
         acn,
         licensee_name as match_name,
         {{ bvs.normalise_name('licensee_name') }} as match_name_normalised,
-        0.8 as name_threshold,
+        case when abn is null and acn is null then 0.8 end as name_threshold,
         true as name_threshold_inclusive
     from licences
 
