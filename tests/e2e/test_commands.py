@@ -708,3 +708,44 @@ def test_selecting_one_table_runs_its_whole_source(world: dict) -> None:
     assert "2 assets" in selected.stdout  # raw/abr__abns and raw/abr__other_names load together
     nothing = _run(["run", "--select", "key:raw/no_such_table"], world["env"])
     assert nothing.returncode == 2 and "matches no asset" in nothing.stderr
+
+
+def test_check_outcomes_built_in_slices_are_the_outcomes_built_whole(
+    world: dict, tmp_path: Path
+) -> None:
+    """`int_check_outcomes` is built in slices of the ABNs when the entities pass
+    `rows_per_slice` (macros/materializations/sliced_table.sql): three slices of the sample
+    give the table the pipeline built in one, every column of every ABN."""
+    warehouse = tmp_path / "warehouse.duckdb"
+    shutil.copyfile(world["data"] / "warehouse.duckdb", warehouse)
+    columns = "select * exclude (abn), abn from intermediate.int_check_outcomes order by abn"
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        whole = con.execute(columns).fetchall()
+        (abns,) = con.execute("select count(*) from marts.entities").fetchone()
+    assert len(whole) == abns > 1000
+    rebuilt = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("dbt")),
+            "run",
+            "--select",
+            "int_check_outcomes",
+            "--vars",
+            json.dumps({"rows_per_slice": abns // 3 + 1}),
+            "--target-path",
+            str(tmp_path / "target"),
+            "--log-path",
+            str(tmp_path / "logs"),
+        ],
+        cwd=Path(__file__).resolve().parents[2] / "dbt_project",
+        env={**world["env"], "BVS_WAREHOUSE": str(warehouse), "BVS_AS_OF": AS_OF},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
+    assert f"int_check_outcomes: {abns} rows of entities, 3 slices" in rebuilt.stdout
+    statements = (tmp_path / "logs" / "dbt.log").read_text()
+    assert all(f"(hash(abn) % 3 = {k})" in statements for k in range(3))
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        sliced = con.execute(columns).fetchall()
+    assert sliced == whole

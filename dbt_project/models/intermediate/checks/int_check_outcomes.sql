@@ -8,7 +8,9 @@
 -- docs/verification.md. Checks that need a live lookup or a caller's input are N/A with the
 -- reason (macro live_check_reasons). A check whose sources were never loaded is N/A.
 
-{{ config(materialized='table') }}
+-- Built in slices of the ABNs at 20 M (macros/materializations/sliced_table.sql): every
+-- ABN-keyed relation below reads one slice, `bvs.in_slice('abn')`.
+{{ config(materialized=bvs.sliced_table_materialization(), slice_rows_model='entities') }}
 
 {%- set as_of = bvs.as_of_date() %}
 
@@ -16,97 +18,97 @@ with
 
 entities as (
 
-    select * from {{ ref('entities') }}
+    select * from {{ ref('entities') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
 live as (
 
-    select * from {{ ref('int_check_evidence__live') }}
+    select * from {{ ref('int_check_evidence__live') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
 phoenix as (
 
-    select * from {{ ref('phoenix_assessments') }}
+    select * from {{ ref('phoenix_assessments') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
 phoenix_links as (
 
-    select * from {{ ref('int_check_evidence__phoenix') }}
+    select * from {{ ref('int_check_evidence__phoenix') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
 insolvency as (
 
-    select * from {{ ref('int_check_evidence__insolvency') }}
+    select * from {{ ref('int_check_evidence__insolvency') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
 gazette as (
 
-    select * from {{ ref('int_check_evidence__gazette') }}
+    select * from {{ ref('int_check_evidence__gazette') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
 adverse as (
 
-    select * from {{ ref('int_check_evidence__adverse') }}
+    select * from {{ ref('int_check_evidence__adverse') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
 industry as (
 
-    select * from {{ ref('int_check_evidence__industry') }}
+    select * from {{ ref('int_check_evidence__industry') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
 licences as (
 
-    select * from {{ ref('int_check_evidence__licences') }}
+    select * from {{ ref('int_check_evidence__licences') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
 advisers as (
 
-    select * from {{ ref('int_check_evidence__financial_advisers') }}
+    select * from {{ ref('int_check_evidence__financial_advisers') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
 banned as (
 
-    select * from {{ ref('int_check_evidence__banned_disqualified') }}
+    select * from {{ ref('int_check_evidence__banned_disqualified') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
 fs_licences as (
 
-    select * from {{ ref('int_check_evidence__financial_services_licences') }}
+    select * from {{ ref('int_check_evidence__financial_services_licences') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
 business_names as (
 
-    select * from {{ ref('int_check_evidence__business_names') }}
+    select * from {{ ref('int_check_evidence__business_names') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
 charities as (
 
-    select * from {{ ref('int_check_evidence__charities') }}
+    select * from {{ ref('int_check_evidence__charities') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
 registers as (
 
-    select * from {{ ref('int_check_evidence__registers') }}
+    select * from {{ ref('int_check_evidence__registers') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
 people as (
 
-    select * from {{ ref('int_check_evidence__people') }}
+    select * from {{ ref('int_check_evidence__people') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
