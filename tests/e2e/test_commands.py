@@ -25,7 +25,7 @@ import pytest
 from pipelines import processes
 from pipelines.identifiers import abn_with_check_digits
 from pipelines.serving.verify import verify
-from pipelines.settings import Settings, get_settings
+from pipelines.settings import PROJECT_ROOT, Settings, get_settings
 from pipelines.warehouse.lock import holder
 from pipelines.warehouse.snapshot import current_snapshot
 
@@ -736,7 +736,7 @@ def test_check_outcomes_built_in_slices_are_the_outcomes_built_whole(
             "--log-path",
             str(tmp_path / "logs"),
         ],
-        cwd=Path(__file__).resolve().parents[2] / "dbt_project",
+        cwd=PROJECT_ROOT / "dbt_project",
         env={**world["env"], "BVS_WAREHOUSE": str(warehouse), "BVS_AS_OF": AS_OF},
         capture_output=True,
         text=True,

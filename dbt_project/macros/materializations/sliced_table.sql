@@ -5,7 +5,7 @@
 
     Why: `int_check_outcomes` joins every ABN to some twenty evidence aggregates, one row per
     ABN, in one statement. At 20 million ABNs their hash tables and the wide rows they join
-    passed DuckDB's 8 GB bound and then 28 GB of spill in two minutes; a fifth of the ABNs
+    passed DuckDB's 8 GB bound and then 28 GB of spill within three minutes; a fifth of the ABNs
     at a time built in 99 s with at most 1.2 GB of spill (docs/weekly-refresh.md).
 
     The model marks each relation it reads with `{{ bvs.in_slice('abn') }}` in a `where`
