@@ -1,9 +1,9 @@
 """Results per (provider, key) with a time to live, in a SQLite file that survives restarts.
 
-SPEC 8.4: a result under 24 hours old is used again. A provider's rate-limit answer is kept
-too, until its ``retry_at``: before then the check answers "rate limited" without asking the
-provider again; after it the entry has expired and the next check fetches fresh data.
-One connection shared by every thread behind a lock (SQLite in WAL mode): however many
+SPEC 8.4: a result under 24 hours old is used again. Only answers are kept under a result's
+key; a provider's rate limit is kept apart, under provider ``rate_limit`` and its endpoint,
+until its ``retry_at`` (checker.py), so that no result says "rate limited" and a restarted
+run still honours it. One connection shared by every thread behind a lock (SQLite in WAL mode): however many
 checks run at once, the cache's memory is one connection's.
 """
 
@@ -88,6 +88,16 @@ class Cache:
                 )
             )
         return found
+
+    def entries(self, provider: str) -> list[tuple[str, Any]]:
+        """Every unexpired (key, value) of ``provider``."""
+        if self.path is None:
+            return []
+        rows = self._con().execute(
+            "select key, value from live_cache where provider = ? and expires_at > ?",
+            (provider, time.time()),
+        )
+        return [(key, json.loads(value)) for key, value in rows]
 
     def clear(self, provider: str, key: str) -> None:
         if self.path is not None:

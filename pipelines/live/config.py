@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
+from pipelines.live.guard import Guard
 from pipelines.live.throttle import DEFAULT_LIMITS, Limits
 from pipelines.settings import Settings
 
@@ -62,9 +63,15 @@ class LiveConfig:
     probe_name: str = "iana.org"
     budget_seconds: float = 600.0
     allow_private: bool = False
+    allow_networks: tuple[str, ...] = ()  # tests: networks the guard lets through
     https_port: int = 443
     http_port: int = 80
     ca_bundle: Path | None = None
+
+    @property
+    def guard(self) -> Guard:
+        """Which addresses the checks may connect to (public ones; tests lift this)."""
+        return Guard(self.allow_private, self.allow_networks)
 
     def with_(self, **changes: Any) -> LiveConfig:
         return replace(self, **changes)

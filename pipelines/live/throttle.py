@@ -3,9 +3,15 @@
 Every call to a provider goes through its ``Provider``: at most ``concurrency`` at once,
 at most ``per_second`` started per second (a token bucket), and a ``Transient`` failure
 (a timeout, a refused connection, a 5xx answer) retried ``retries`` times with exponential
-back-off and jitter. A provider's rate-limit answer (HTTP 429, a DNSBL's 127.255.255.x)
-raises ``RateLimited`` with the time it may be asked again, and until then every call to
-that provider is answered ``RateLimited`` at once (SPEC 2.2, the tile's countdown).
+back-off and jitter, all within the caller's deadline: waiting for a turn or a free slot,
+the attempts and the pauses between them end when it passes.
+
+A rate-limit answer (HTTP 429, or 503 with Retry-After) raises ``RateLimited`` with the time
+it may be asked again and the endpoint that answered (one RDAP server, not all of RDAP):
+until then every call to that endpoint is answered ``RateLimited`` at once (SPEC 2.2, the
+tile's countdown), while the provider's other endpoints are asked as usual. No answer is
+believed for more than ``MAX_RATE_LIMIT`` (decided): a Retry-After of days or years stops
+that endpoint for an hour, then it is asked again.
 """
 
 from __future__ import annotations
@@ -34,11 +40,16 @@ class Unavailable(Exception):
         self.reason = reason
 
 
+# The longest a rate-limit answer is believed (decided, docs/live-checks.md).
+MAX_RATE_LIMIT = dt.timedelta(hours=1)
+
+
 class RateLimited(Exception):
-    def __init__(self, provider: str, retry_at: dt.datetime) -> None:
+    def __init__(self, provider: str, retry_at: dt.datetime, endpoint: str | None = None) -> None:
         super().__init__(f"{provider} rate limited until {retry_at.isoformat()}")
         self.provider = provider
         self.retry_at = retry_at
+        self.endpoint = endpoint  # scheme://host:port of the server that answered
 
 
 @dataclass(frozen=True)
@@ -69,46 +80,71 @@ class Provider:
         self._slots = threading.BoundedSemaphore(limits.concurrency)
         self._lock = threading.Lock()
         self._next_start = 0.0
-        self._blocked_until: dt.datetime | None = None
+        self._blocked: dict[str | None, dt.datetime] = {}  # endpoint (None: all) -> until
 
-    def _wait_turn(self) -> None:
+    def _wait_turn(self, deadline: float | None) -> None:
         interval = 1.0 / self.limits.per_second
         with self._lock:
             now = time.monotonic()
             start = max(now, self._next_start)
+            if deadline is not None and start >= deadline:
+                raise Unavailable(self.name, "not asked: the time for live checks ran out")
             self._next_start = start + interval
         if start > now:
             time.sleep(start - now)
 
-    def blocked_until(self) -> dt.datetime | None:
+    def blocked_until(self, endpoint: str | None = None) -> dt.datetime | None:
+        """Until when ``endpoint`` (or the whole provider) is rate limited, else None."""
+        now = dt.datetime.now(dt.UTC)
         with self._lock:
-            if self._blocked_until and self._blocked_until <= dt.datetime.now(dt.UTC):
-                self._blocked_until = None
-            return self._blocked_until
+            for key in {None, endpoint}:
+                until = self._blocked.get(key)
+                if until is not None and until <= now:
+                    del self._blocked[key]
+            found = [self._blocked[k] for k in {None, endpoint} if k in self._blocked]
+            return max(found) if found else None
 
-    def block(self, retry_at: dt.datetime) -> None:
+    def block(self, endpoint: str | None, retry_at: dt.datetime) -> dt.datetime:
+        """Hold ``endpoint`` until ``retry_at`` (at most MAX_RATE_LIMIT from now); the time
+        it is held until."""
+        retry_at = min(retry_at, dt.datetime.now(dt.UTC) + MAX_RATE_LIMIT)
         with self._lock:
-            if self._blocked_until is None or retry_at > self._blocked_until:
-                self._blocked_until = retry_at
+            held = self._blocked.get(endpoint)
+            if held is None or retry_at > held:
+                self._blocked[endpoint] = retry_at
+            return self._blocked[endpoint]
 
-    def call(self, fn: Callable[[], T]) -> T:
-        """``fn()`` within the limits; Transient failures retried, then Unavailable."""
+    def call(
+        self, fn: Callable[[], T], *, endpoint: str | None = None, deadline: float | None = None
+    ) -> T:
+        """``fn()`` within the limits and before ``deadline`` (``time.monotonic``): Transient
+        failures retried while there is time, then Unavailable; a RateLimited answer holds
+        its endpoint."""
         attempt = 0
         while True:
-            blocked = self.blocked_until()
+            blocked = self.blocked_until(endpoint)
             if blocked is not None:
-                raise RateLimited(self.name, blocked)
-            self._wait_turn()
+                raise RateLimited(self.name, blocked, endpoint)
+            self._wait_turn(deadline)
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not self._slots.acquire(timeout=wait):
+                raise Unavailable(self.name, "not asked: every connection was busy until the time for live checks ran out")  # fmt: skip
             try:
-                with self._slots:
-                    return fn()
+                return fn()
             except RateLimited as limited:
-                self.block(limited.retry_at)
+                limited.endpoint = limited.endpoint or endpoint
+                limited.retry_at = self.block(limited.endpoint, limited.retry_at)
                 raise
             except Transient as failure:
+                reason = str(failure) or type(failure).__name__
+                pause = self.limits.backoff * (2**attempt) * (0.5 + random.random())
                 if attempt >= self.limits.retries:
+                    raise Unavailable(self.name, reason) from failure
+                if deadline is not None and time.monotonic() + pause >= deadline:
                     raise Unavailable(
-                        self.name, str(failure) or type(failure).__name__
+                        self.name, f"{reason} (no time left to ask again)"
                     ) from failure
-                time.sleep(self.limits.backoff * (2**attempt) * (0.5 + random.random()))
-                attempt += 1
+            finally:
+                self._slots.release()
+            time.sleep(pause)
+            attempt += 1

@@ -65,9 +65,11 @@ def not_run(why: str, detail: dict[str, Any] | None = None, retry_at: str | None
 
 def refused_tile(f: Findings) -> Tile:
     """A domain (a user's override included) that resolves to a non-public address: the
-    checks do not connect to it (issue 21, "Safety"), and the tile says so."""
+    checks do not connect to it (docs/live-checks.md, "Safety"), and the tile says so. The
+    detail keeps the domain and where it came from: the next check (``bvs verify --live``)
+    checks the same domain, not the name-based candidates."""
     return not_run(f"the domain resolves to a private, loopback or link-local address: refused ({f.refused})",
-                   {"domain": f.domain, "refused": f.refused})  # fmt: skip
+                   {"domain": f.domain, "domain_source": f.domain_source, "refused": f.refused})  # fmt: skip
 
 
 def months_before(day: dt.date, months: int) -> dt.date:
@@ -119,14 +121,14 @@ def domain_tile(f: Findings, as_of: dt.date) -> Tile:
             return not_run(
                 "the registry's RDAP service is rate limiting us", detail, f.rdap_retry_at
             )
-        return not_run(f"RDAP lookup failed ({f.rdap_error})", detail)
+        return not_run(f"the RDAP lookup failed ({f.rdap_error})", detail)
     detail["rdap"] = f.rdap.to_json()
     if not f.rdap.found:
         return tile("Domain not found in the registry's RDAP => WARN (decided)", detail)
     if f.rdap.redacted or f.rdap.registered is None:
         return tile("Creation date redacted (unknown age) => WARN", detail)
     if f.dns is None:
-        return not_run(f"DNS lookup failed ({f.dns_error})", detail)
+        return not_run(f"the DNS lookup failed ({f.dns_error})", detail)
     registered = dt.date.fromisoformat(f.rdap.registered)
     abn_registered = f.facts.abn_registered
     detail["registered"] = registered.isoformat()
@@ -171,7 +173,7 @@ def email_tile(f: Findings) -> Tile:
         return tile("Free e-mail provider => WARN", detail)
     dns_found = f.email_dns
     if dns_found is None:
-        return not_run(f"DNS lookup failed ({f.email_dns_error})", detail)
+        return not_run(f"the DNS lookup failed ({f.email_dns_error})", detail)
     detail.update(mx=dns_found.mx, spf=dns_found.spf, dmarc=dns_found.dmarc)
     listed = f.email_blocklists.listed if f.email_blocklists is not None else {}
     if f.email_blocklists is not None:
@@ -205,7 +207,7 @@ def trust_tile(f: Findings) -> Tile:
         )
     detail: dict[str, Any] = {"domain": f.domain}
     if f.blocklists is None:
-        return not_run(f"blocklist lookups failed ({f.blocklist_error})", detail)
+        return not_run(f"the blocklist lookups failed ({f.blocklist_error})", detail)
     detail["blocklists"] = f.blocklists.to_json()
     if f.scam is not None:
         detail["scam_rating"] = f.scam
@@ -216,14 +218,23 @@ def trust_tile(f: Findings) -> Tile:
         return tile("Scam rating below 30 => FAIL", detail)
     if score is not None and float(score) < 60:
         return tile("One minor flag, or scam rating (scale 1-100) below 60 => WARN", detail)
-    if f.scam is not None and len(f.scam.get("flags") or []) == 1:
+    flags = len(f.scam.get("flags") or []) if f.scam is not None else 0
+    if flags == 1:
         return tile("One minor flag, or scam rating (scale 1-100) below 60 => WARN", detail)
+    if flags > 1:
+        # more than "one minor flag" is not clean; the FAIL rows are a listing and a rating
+        # below 30, which the service gives when its flags are grave (decided)
+        return tile("Two or more flags from the scam-rating service => WARN (decided)", detail)
     if f.blocklists.rate_limited or f.blocklists.failed:
         # rate-limit answers never count as a listing (SPEC 3.3), nor as clean
         return not_run("a blocklist rate limited us or did not answer (no listing found)",
                        detail, f.blocklists.retry_at())  # fmt: skip
     if f.scam is None:
-        why = f.scam_error or "scam-rating provider not configured"
+        why = (
+            f"the scam rating failed ({f.scam_error})"
+            if f.scam_error
+            else "scam-rating provider not configured"
+        )
         return not_run(f"{why}; clean on all blocklists (PASS needs the scam rating too)",
                        detail, f.scam_retry_at)  # fmt: skip
     return tile("Clean on all blocklists and the scam-rating service => PASS", detail)
@@ -235,12 +246,12 @@ def trust_tile(f: Findings) -> Tile:
 def web_presence_tile(f: Findings, as_of: dt.date) -> Tile:
     if f.off:
         return not_run(f.off)
-    if f.web_not_run:
-        return not_run(f.web_not_run)
+    # the detail keeps a given domain and its source, for the next check to check again
     detail: dict[str, Any] = {"domain": f.domain, "domain_source": f.domain_source,
                               "candidates": f.candidates}  # fmt: skip
+    if f.web_not_run:
+        return not_run(f.web_not_run, detail)
     if f.refused:
-        detail["refused"] = f.refused
         return refused_tile(f)
     site = f.site
     if site is None or not site.live:
@@ -251,6 +262,17 @@ def web_presence_tile(f: Findings, as_of: dt.date) -> Tile:
             return tile("Parked or placeholder page => FAIL", detail)
         if site is not None:
             detail["site"] = site.to_json()
+            if site.refused_redirect:
+                return not_run(
+                    f"the site of {site.domain} was not seen: {site.refused_redirect}", detail
+                )
+            if site.temporary:
+                seen = site.error or f"HTTP {site.status}"
+                return not_run(f"the site of {site.domain} could not be seen now ({seen})", detail)
+        if f.domain_source is not None:  # a given domain, no search
+            return tile(
+                f"No site at the domain given ({f.domain_source}) => FAIL (decided)", detail
+            )
         return tile(
             "No site found across all candidate domains (up to 16 patterns) => FAIL", detail
         )

@@ -4,10 +4,19 @@ Candidates come from the trading names, then the legal name, with legal suffixes
 words removed, joined (and hyphenated when the name has several words) under .com.au,
 .com, .au and .net.au, at most 16 (SPEC 8.7). Each site is fetched over HTTPS, then HTTP,
 from the address the DNS check resolved (public addresses only, guard.py), following at
-most ``MAX_REDIRECTS`` redirects, each re-resolved and checked. A page is parked when the
-domain's name servers are a known parking service's or the page reads like a parking or
-for-sale page; a placeholder when it reads "coming soon", a server's default page and the
-like. The first live non-parked candidate is the entity's site.
+most ``MAX_REDIRECTS`` redirects, each re-resolved and checked: a redirect to a non-public
+address is refused and the site is not seen (``refused_redirect``), the domain itself is
+checked as usual. Each scheme's attempt, its redirects and every read of them, ends
+``timeout`` seconds after it starts and at the caller's deadline, however slowly the site
+sends. A site not seen for a reason that may pass (a timeout, a dropped connection, a 5xx
+answer) is ``temporary``: the tile is N/A with the reason, not "no site".
+
+A page is parked when the domain's name servers are a known parking service's or the page
+reads like a parking or domain-sale page; a placeholder when its title or main heading says
+"coming soon" and the like or begins with a server's default page's name, or when a thin
+page (under ``THIN_TEXT_CHARS`` of text) says so anywhere: a business page that mentions a
+showroom "coming soon" is no placeholder. The first live non-parked candidate is the
+entity's site.
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ from __future__ import annotations
 import email.message
 import http.client
 import re
+import time
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -24,8 +34,15 @@ from urllib.parse import urljoin, urlsplit
 
 import urllib3
 
-from pipelines.live.guard import RefusedAddress, check_addresses
-from pipelines.live.http import REDIRECT_STATUSES, USER_AGENT, error_name, pinned_pool
+from pipelines.live.guard import Guard, RefusedAddress
+from pipelines.live.http import (
+    REDIRECT_STATUSES,
+    USER_AGENT,
+    error_name,
+    is_timeout,
+    pinned_pool,
+    request_deadline,
+)
 
 TLDS = (".com.au", ".com", ".au", ".net.au")
 MAX_CANDIDATES = 16
@@ -57,15 +74,24 @@ PARKED_SIGNATURES = (
     "this domain is for sale", "buy this domain", "domain is for sale", "domain may be for sale",
     "this domain is parked", "parked free", "parked domain", "domain parking", "sedoparking",
     "parkingcrew", "bodis", "make an offer on this domain", "the domain name is for sale",
-    "related searches", "hugedomains",
+    "related searches", "hugedomains", "get this domain", "purchase this domain",
+    "own this domain", "acquire this domain", "lease this domain", "this domain is available",
+    "domain name is available", "inquire about this domain", "interested in this domain",
 )  # fmt: skip
-PLACEHOLDER_SIGNATURES = (
-    "coming soon", "under construction", "website is under construction", "site under construction",
+# A placeholder's words: in the title or main heading, or anywhere on a thin page.
+PLACEHOLDER_PHRASES = (
+    "coming soon", "under construction", "launching soon", "future home of",
+    "this site is currently unavailable", "account suspended", "web hosting control panel",
+)  # fmt: skip
+# A server's default page: its name begins the title, the main heading or a thin page's text.
+DEFAULT_PAGES = (
     "welcome to nginx", "apache2 ubuntu default page", "apache2 debian default page",
     "it works!", "iis windows server", "default web site page", "index of /",
-    "future home of", "launching soon", "this site is currently unavailable",
-    "account suspended", "web hosting control panel",
+    "test page for the apache http server",
 )  # fmt: skip
+# A thin page naming a domain and a price: a domain-sale lander ("Get this domain ... $2,495").
+_PRICE = re.compile(r"(?:[$€£]|\b(?:usd|aud|eur)\b)\s?\d[\d,.]*")
+_HEADING = re.compile(r"<h1\b[^>]*>(.*?)</h1\s*>", re.S | re.I)
 
 _TAGS = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]+>", re.S | re.I)
 _SPACE = re.compile(r"\s+")
@@ -108,17 +134,35 @@ def visible_text(html: str) -> str:
     return _SPACE.sub(" ", _TAGS.sub(" ", html)).strip()
 
 
+def _says(segment: str, phrase: str) -> bool:
+    """``phrase`` in ``segment`` as whole words."""
+    return re.search(rf"(?<![a-z0-9]){re.escape(phrase)}(?![a-z0-9])", segment) is not None
+
+
+def _begins(segment: str, name: str) -> bool:
+    return segment.lstrip(" \t-–—|:*#>").startswith(name)
+
+
 def classify_page(html: str, nameservers: Iterable[str]) -> dict[str, Any]:
     text = visible_text(html).lower()
     title_match = _TITLE.search(html)
     title = _SPACE.sub(" ", title_match.group(1)).strip()[:200] if title_match else None
+    heading_match = _HEADING.search(html)
+    heading = visible_text(heading_match.group(1)).lower()[:200] if heading_match else ""
+    thin = len(text) < THIN_TEXT_CHARS
     signals = [
         ns
         for ns in nameservers
         if any(ns == p or ns.endswith("." + p) for p in PARKING_NAMESERVERS)
     ]
     signals += [s for s in PARKED_SIGNATURES if s in text]
-    placeholder = [s for s in PLACEHOLDER_SIGNATURES if s in text or (title and s in title.lower())]
+    if not signals and thin and "domain" in text and _PRICE.search(text):
+        signals.append("a domain and a price")
+    leads = [(title or "").lower(), heading]  # the page's title and main heading
+    placeholder = [p for p in PLACEHOLDER_PHRASES
+                   if any(_says(lead, p) for lead in leads) or (thin and _says(text, p))]  # fmt: skip
+    placeholder += [p for p in DEFAULT_PAGES
+                    if any(_begins(lead, p) for lead in (*leads, text if thin else ""))]  # fmt: skip
     return {
         "title": title,
         "text_chars": len(text),
@@ -141,7 +185,9 @@ class SiteFindings:
     parked: bool = False
     placeholder: bool = False
     signals: list[str] = field(default_factory=list)
-    refused: str | None = None
+    refused: str | None = None  # the domain's own address is not public: nothing connected
+    refused_redirect: str | None = None  # a redirect to a non-public address, not followed
+    temporary: bool = False  # not seen for a reason that may pass (timeout, 5xx)
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -163,13 +209,16 @@ Resolve = Callable[[str], list[str] | None]
 Pools = dict[tuple[str, str, int, str], urllib3.HTTPConnectionPool]
 
 
-def _get(url: str, host: str, address: str, port: int, scheme: str, timeout: float,
+def _get(url: str, host: str, address: str, port: int, scheme: str, until: float, guard: Guard,
          ca_bundle: Path | None, pools: Pools) -> urllib3.BaseHTTPResponse:  # fmt: skip
     key = (scheme, address, port, host)
     pool = pools.get(key)
+    left = until - time.monotonic()
     if pool is None:
-        pool = pools[key] = pinned_pool(scheme, address, port, host, timeout=timeout,
-                                        ca_bundle=ca_bundle)  # fmt: skip
+        pool = pools[key] = pinned_pool(scheme, address, port, host, timeout=max(left, 0.001),
+                                        guard=guard, ca_bundle=ca_bundle)  # fmt: skip
+    if left <= 0:
+        raise urllib3.exceptions.ReadTimeoutError(pool, url, "the site's time ran out")
     parts = urlsplit(url)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     default = 443 if scheme == "https" else 80
@@ -179,6 +228,7 @@ def _get(url: str, host: str, address: str, port: int, scheme: str, timeout: flo
         # one request per site: no connection kept open (memory stays flat over many sites)
         headers={"Host": host_header, "Connection": "close", "User-Agent": USER_AGENT},
         redirect=False, retries=False, preload_content=False, assert_same_host=False,
+        timeout=urllib3.Timeout(connect=left, read=left),
     )  # fmt: skip
 
 
@@ -205,7 +255,7 @@ def _dropped(error: urllib3.exceptions.HTTPError) -> bool:
 
 
 def _get_again_if_dropped(url: str, host: str, address: str, port: int, scheme: str,
-                          timeout: float, ca_bundle: Path | None,
+                          until: float, guard: Guard, ca_bundle: Path | None,
                           pools: Pools) -> urllib3.BaseHTTPResponse:  # fmt: skip
     """``_get``, sent once more on a new connection if the first was dropped unanswered.
 
@@ -214,11 +264,16 @@ def _get_again_if_dropped(url: str, host: str, address: str, port: int, scheme: 
     redirect chain to the same host is then written to a connection the server has closed.
     A GET is safe to send again, as browsers do in this case."""
     try:
-        return _get(url, host, address, port, scheme, timeout, ca_bundle, pools)
+        return _get(url, host, address, port, scheme, until, guard, ca_bundle, pools)
     except urllib3.exceptions.ProtocolError as error:
         if not _dropped(error):
             raise
-    return _get(url, host, address, port, scheme, timeout, ca_bundle, pools)
+    return _get(url, host, address, port, scheme, until, guard, ca_bundle, pools)
+
+
+def _temporary(error: BaseException) -> bool:
+    """A failure that may pass: a timeout, or a connection dropped before the answer."""
+    return is_timeout(error) or isinstance(error, urllib3.exceptions.ProtocolError)
 
 
 def fetch(
@@ -227,28 +282,28 @@ def fetch(
     *,
     nameservers: Iterable[str] = (),
     timeout: float,
-    allow_private: bool,
+    guard: Guard,
+    deadline: float | None = None,
     https_port: int = 443,
     http_port: int = 80,
     ca_bundle: Path | None = None,
 ) -> SiteFindings:
-    """The site at ``domain``: HTTPS first, then HTTP; redirects followed within the bound."""
+    """The site at ``domain``: HTTPS first, then HTTP; redirects followed within the bound.
+    Each scheme has ``timeout`` seconds; nothing runs past ``deadline`` (``time.monotonic``)."""
     found = SiteFindings(domain)
     addresses = resolve(domain)
     if not addresses:
         found.error = "the domain does not resolve"
         return found
     try:
-        check_addresses(domain, addresses, allow_private=allow_private)
+        guard.check(domain, addresses)
     except RefusedAddress as refused:
         found.refused = str(refused)
         return found
-    errors: list[str] = []
-    first: SiteFindings | None = None
     pools: Pools = {}
     try:
-        return _fetch(domain, addresses, resolve, nameservers, found, errors, first, pools,
-                      timeout=timeout, allow_private=allow_private, https_port=https_port,
+        return _fetch(domain, addresses, resolve, nameservers, found, pools, timeout=timeout,
+                      guard=guard, deadline=deadline, https_port=https_port,
                       http_port=http_port, ca_bundle=ca_bundle)  # fmt: skip
     finally:
         for pool in pools.values():
@@ -256,62 +311,82 @@ def fetch(
 
 
 def _fetch(domain: str, addresses: list[str], resolve: Resolve, nameservers: Iterable[str],
-           found: SiteFindings, errors: list[str], first: SiteFindings | None, pools: Pools, *,
-           timeout: float, allow_private: bool, https_port: int, http_port: int,
+           found: SiteFindings, pools: Pools, *, timeout: float, guard: Guard,
+           deadline: float | None, https_port: int, http_port: int,
            ca_bundle: Path | None) -> SiteFindings:  # fmt: skip
+    errors: list[str] = []
+    first: SiteFindings | None = None
+    temporary = False
+    refused_redirect: str | None = None
     for scheme, port in (("https", https_port), ("http", http_port)):
         if first is not None and first.live:
             break
+        started = time.monotonic()
+        until = started + timeout if deadline is None else min(started + timeout, deadline)
+        if until <= started:
+            errors.append(f"{scheme}: not tried, the time for live checks ran out")
+            temporary = True
+            continue
         host, url, hops = domain, f"{scheme}://{domain}/", 0
         address = addresses[0]
         try:
-            while True:
-                response = _get_again_if_dropped(url, host, address, port, scheme, timeout,
-                                                 ca_bundle, pools)  # fmt: skip
-                try:
-                    location = response.headers.get("Location")
-                    if response.status in REDIRECT_STATUSES and location and hops < MAX_REDIRECTS:
-                        hops += 1
-                        nxt = urlsplit(urljoin(url, location))
-                        if nxt.scheme not in ("http", "https") or not nxt.hostname:
-                            raise ValueError(f"redirect to {location!r}")
-                        if nxt.scheme != scheme:
-                            scheme = nxt.scheme
-                            port = https_port if scheme == "https" else http_port
-                        if nxt.hostname != host:
-                            host = nxt.hostname
-                            new = resolve(host)
-                            if not new:
-                                raise ValueError(f"redirect to {host}, which does not resolve")
-                            check_addresses(host, new, allow_private=allow_private)
-                            address = new[0]
-                        url = nxt.geturl()
-                        continue
-                    body = response.read(MAX_BODY, decode_content=True)
-                    encoding = charset(response.headers.get("Content-Type"))
+            with request_deadline(until):
+                while True:
+                    response = _get_again_if_dropped(url, host, address, port, scheme, until,
+                                                     guard, ca_bundle, pools)  # fmt: skip
                     try:
-                        html = body.decode(encoding, "replace")
-                    except LookupError:  # a charset Python does not know
-                        html = body.decode("utf-8", "replace")
-                    answer = SiteFindings(domain, status=response.status, final_url=url,
-                                          redirects=hops, https=scheme == "https")  # fmt: skip
-                    answer.live = 200 <= response.status < 300
-                    if answer.live:
-                        answer.__dict__.update(classify_page(html, nameservers))
-                    # HTTPS that does not answer 2xx: the HTTP site may still be live
-                    if first is None or answer.live:
-                        first = answer
-                    break
-                finally:
-                    response.close()
-                    response.release_conn()
+                        location = response.headers.get("Location")
+                        if (
+                            response.status in REDIRECT_STATUSES
+                            and location
+                            and hops < MAX_REDIRECTS
+                        ):
+                            hops += 1
+                            nxt = urlsplit(urljoin(url, location))
+                            if nxt.scheme not in ("http", "https") or not nxt.hostname:
+                                raise ValueError(f"redirect to {location!r}")
+                            if nxt.scheme != scheme:
+                                scheme = nxt.scheme
+                                port = https_port if scheme == "https" else http_port
+                            if nxt.hostname != host:
+                                host = nxt.hostname
+                                new = resolve(host)
+                                if not new:
+                                    raise ValueError(f"redirect to {host}, which does not resolve")
+                                guard.check(host, new)
+                                address = new[0]
+                            url = nxt.geturl()
+                            continue
+                        body = response.read(MAX_BODY, decode_content=True)
+                        encoding = charset(response.headers.get("Content-Type"))
+                        try:
+                            html = body.decode(encoding, "replace")
+                        except LookupError:  # a charset Python does not know
+                            html = body.decode("utf-8", "replace")
+                        answer = SiteFindings(domain, status=response.status, final_url=url,
+                                              redirects=hops, https=scheme == "https")  # fmt: skip
+                        answer.live = 200 <= response.status < 300
+                        if answer.live:
+                            answer.__dict__.update(classify_page(html, nameservers))
+                        elif response.status >= 500:
+                            temporary = True
+                        # HTTPS that does not answer 2xx: the HTTP site may still be live
+                        if first is None or answer.live:
+                            first = answer
+                        break
+                    finally:
+                        response.close()
+                        response.release_conn()
         except RefusedAddress as refused:
-            found.refused = str(refused)
-            return found
+            refused_redirect = f"the redirect to {refused.address} ({refused.domain}) was refused: a non-public address"  # fmt: skip
+            errors.append(f"{scheme}: {refused_redirect}")
         except (urllib3.exceptions.HTTPError, ValueError, OSError) as error:
             after = f" after {hops} redirect(s)" if hops else ""
             errors.append(f"{scheme}: {error_name(error)}{after}")
-    if first is not None:
-        return first
-    found.error = "; ".join(errors)
-    return found
+            temporary = temporary or _temporary(error)
+    out = first if first is not None else found
+    if not out.live:
+        out.temporary, out.refused_redirect = temporary, refused_redirect
+        if errors:
+            out.error = "; ".join(errors)
+    return out

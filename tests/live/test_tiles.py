@@ -155,10 +155,8 @@ WEB_ROWS = [
     ({"domain": "parked.com.au"}, "Parked or placeholder page => FAIL"),
     ({"domain": "parkedns.com.au"}, "Parked or placeholder page => FAIL"),
     ({"domain": "placeholder.com.au"}, "Parked or placeholder page => FAIL"),
-    (
-        {"domain": "loop.com.au"},
-        "No site found across all candidate domains (up to 16 patterns) => FAIL",
-    ),
+    # a given domain (ledger, override) is no search: its own words (decided)
+    ({"domain": "loop.com.au"}, "No site at the domain given (ledger) => FAIL (decided)"),
     (
         {"legal_names": ["Zzqx Nothing Pty Ltd"]},
         "No site found across all candidate domains (up to 16 patterns) => FAIL",
