@@ -26,9 +26,9 @@ from dataclasses import dataclass, field, replace
 import duckdb
 import pyarrow as pa
 
-from pipelines.live.checker import EntityFacts, LiveChecker
+from pipelines.live.checker import EntityFacts, LiveChecker, entity_tiles
 from pipelines.live.config import LiveConfig
-from pipelines.live.tiles import Tile, live_tiles
+from pipelines.live.tiles import Tile
 from pipelines.processes import die_with_parent
 
 COLUMNS = "abn varchar, check_id varchar, status varchar, reason varchar, detail varchar, checked_at timestamp"
@@ -125,7 +125,9 @@ def _threaded(
 
 def _tiles(checker: LiveChecker, facts: EntityFacts, as_of: dt.date, deadline: float | None,
            fresh: bool) -> dict[str, Tile]:  # fmt: skip
-    return live_tiles(checker.check_entity(facts, deadline=deadline, fresh=fresh), as_of)
+    """One entity's tiles; whatever it meets, N/A tiles with the reason rather than an error
+    that would stop the run for everyone (checker.entity_tiles)."""
+    return entity_tiles(checker, facts, as_of, deadline=deadline, fresh=fresh)
 
 
 def shard_config(config: LiveConfig, processes: int) -> LiveConfig:

@@ -16,8 +16,8 @@ from typing import Any
 
 import duckdb
 
-from pipelines.live.checker import EntityFacts, LiveChecker
-from pipelines.live.tiles import LIVE_CHECKS, WarnClusterRule, live_tiles, warn_cluster
+from pipelines.live.checker import EntityFacts, LiveChecker, entity_tiles
+from pipelines.live.tiles import LIVE_CHECKS, WarnClusterRule, warn_cluster
 from pipelines.serving.verify import SHAPE_A, RiskBands, assurance_score
 
 WARN_CLUSTER_SEVERITY = "MEDIUM"  # seed flag_definitions
@@ -67,8 +67,9 @@ def refresh(
     abn = response["abn"]
     as_of = as_of or dt.date.fromisoformat(response["as_of"])
     facts = entity_facts(con, abn, response)
-    findings = checker.check_entity(facts, fresh=True, deadline=time.monotonic() + budget)
-    fresh_tiles = live_tiles(findings, as_of)
+    fresh_tiles = entity_tiles(
+        checker, facts, as_of, fresh=True, deadline=time.monotonic() + budget
+    )
     checks = response["checks"]
     for check_id in LIVE_CHECKS:
         if check_id not in checks:

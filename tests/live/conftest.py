@@ -4,6 +4,7 @@ test zones: the SPEC 3.3 rows' cases, each a domain of its own."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,6 +159,69 @@ def build_zone_and_sites() -> tuple[Zone, WebWorld, list[str]]:
     domain("acmeplumbing.com", registered=years_ago(7))
     # a listed e-mail domain and a private-address override
     domain("internal.com.au", registered=years_ago(6))
+
+    # providers' odd answers: each must be the tile's N/A with the reason, never an error
+    def odd(path: str, body: Any, status: int = 200, **headers: str) -> None:
+        w.raw[path] = (status, headers, body if isinstance(body, str) else json.dumps(body))
+
+    for name in ("rdaplist", "rdapevents", "rdaphuge", "rdap2099", "rdap400", "rdapdate",
+                 "ctodd", "scamodd"):  # fmt: skip
+        domain(f"{name}.com.au", registered=years_ago(6))
+    odd("/au-rdap/domain/rdaplist.com.au", [1, 2])
+    odd("/au-rdap/domain/rdapevents.com.au", {"events": {"eventAction": "registration"}})
+    odd("/au-rdap/domain/rdapdate.com.au",
+        {"events": [{"eventAction": "registration", "eventDate": "last Tuesday"}]})  # fmt: skip
+    odd("/au-rdap/domain/rdaphuge.com.au", "slow down", 429, **{"Retry-After": "999999999999"})
+    odd("/au-rdap/domain/rdap2099.com.au", "down", 503,
+        **{"Retry-After": "Wed, 21 Oct 2099 07:28:00 GMT"})  # fmt: skip
+    odd("/au-rdap/domain/rdap400.com.au", {"errorCode": 400}, 400)
+    odd("/ct?q=%25.ctodd.com.au", [1, "x", None])
+    odd("/scam?domain=scamodd.com.au", {"score": "abc", "flags": []})
+    # an RDAP server that moves a record on the same host, and one that sends it elsewhere
+    domain("moved.com.au")
+    odd("/au-rdap/domain/moved.com.au", "", 301, Location="/au-rdap/v2/domain/moved.com.au")
+    odd("/au-rdap/v2/domain/moved.com.au", rdap_registered(years_ago(6)))
+    domain("offhost.com.au")
+    odd(
+        "/au-rdap/domain/offhost.com.au",
+        "",
+        302,
+        Location="http://10.0.0.1/rdap/domain/offhost.com.au",
+    )
+    # a listed domain whose home page redirects to a private address: the hop is refused,
+    # the domain is checked as usual
+    domain("hopprivate.com.au", registered=years_ago(6),
+           site=Site(status=301, location="https://intranet.hopprivate.com.au/"))  # fmt: skip
+    zone.add(f"hopprivate.com.au.{BLOCKLIST}", "A", "127.0.1.2")
+    zone.add("intranet.hopprivate.com.au", "A", "10.0.0.1")
+    # an IPv6 address that carries a private IPv4 one (6to4, 2002::/16)
+    domain("sixtofour.com.au", registered=years_ago(6))
+    zone.add("sixtofour.com.au", "AAAA", "2002:a00:1::")
+    # pages that are or are not what their words say
+    showroom = RICH.replace("</body>", "<p>Our second showroom is coming soon.</p></body>")
+    domain("showroom.com.au", registered=years_ago(6), site=Site(body=showroom.format(name="s")))
+    domain("howitworks.com.au", registered=years_ago(6),
+           site=Site(body=RICH.replace("<body>", "<body><h2>How it works!</h2>").format(name="h")))  # fmt: skip
+    domain("forsale.com.au", registered=years_ago(6), site=Site(body=(
+        "<html><head><title>forsale.com.au</title></head><body><h1>forsale.com.au</h1>"
+        "<p>Get this domain</p><p>$2,495</p><a>Buy now</a></body></html>")))  # fmt: skip
+    domain("defaultpage.com.au", registered=years_ago(6),
+           site=Site(body="<html><body><h1>It works!</h1></body></html>"))  # fmt: skip
+    # a precertificate and its certificate (one issuer and serial): one certificate
+    domain("precert.com.au", registered=years_ago(6))
+    w.ct["precert.com.au"] = [
+        {"id": 10, "issuer_ca_id": 7, "serial_number": "0abc", "not_before": "2020-01-01T00:00:00",
+         "name_value": "precert.com.au"},
+        {"id": 11, "issuer_ca_id": 7, "serial_number": "0abc", "not_before": "2020-01-01T00:00:00",
+         "name_value": "precert.com.au"},
+        {"id": 12, "issuer_ca_id": 8, "serial_number": "0abc", "not_before": "2021-01-01T00:00:00",
+         "name_value": "precert.com.au"},
+    ]  # fmt: skip
+    domain("twoflags.com.au", registered=years_ago(6))
+    w.scam["twoflags.com.au"] = {
+        "score": 85,
+        "flags": ["new contact details", "recent owner change"],
+    }
     names = [n for n in w.sites if not n.endswith(".test")]
     return zone, w, names
 

@@ -4,7 +4,13 @@
   message parsing, answering the names of a ``Zone`` (NXDOMAIN for the rest);
 * ``WebServer``: HTTP and HTTPS (a certificate from a throwaway CA made by ``trustme``)
   serving sites by Host header, and the providers' endpoints by path: RDAP (with an IANA
-  bootstrap file), certificate transparency, a scam rating and review platforms.
+  bootstrap file), certificate transparency, a scam rating and review platforms; any
+  provider path can be given an answer of its own (``WebWorld.raw``: odd JSON, a redirect,
+  a 429);
+* ``SlowServer``: a server that accepts and then never answers, or sends its headers or
+  its body a byte at a time;
+* ``RecordingServer``: answers every request with one fixed answer and keeps what it was
+  sent (another host a provider redirects to, a rate-limiting registry).
 
 Each answer can wait ``latency`` seconds first (the bench's added latency). Started once
 per test module (tests/live/conftest.py) or once per bench run.
@@ -240,13 +246,15 @@ class Site:
 class WebWorld:
     sites: dict[str, Site] = field(default_factory=dict)
     rdap: dict[str, dict[str, Any]] = field(default_factory=dict)  # domain -> RDAP record
-    rdap_rate_limited: dict[str, int] = field(default_factory=dict)  # domain -> Retry-After s
+    rdap_rate_limited: dict[str, int | str] = field(default_factory=dict)  # domain -> Retry-After
     ct: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     scam: dict[str, dict[str, Any]] = field(default_factory=dict)
     reviews: dict[str, dict[str, dict[str, Any]]] = field(
         default_factory=dict
     )  # platform -> key -> answer
     review_delay: dict[str, float] = field(default_factory=dict)  # platform -> seconds
+    # provider path with its query, as sent -> (status, headers, body): answered as given
+    raw: dict[str, tuple[int, dict[str, str], str]] = field(default_factory=dict)
     requests: list[tuple[str, str]] = field(default_factory=list)
     keys_seen: list[str] = field(default_factory=list)
     record_requests: bool = True
@@ -328,6 +336,9 @@ class WebServer:
         if self.latency:
             time.sleep(self.latency)
         if host in ("127.0.0.1", "localhost"):
+            if h.path in w.raw:
+                status, headers, body = w.raw[h.path]
+                return self._send(h, status, body, "application/json", headers)
             return self._provider(h, parts.path, query)
         site = w.sites.get(host)
         if site is None or (tls and not site.https) or (not tls and not site.http):
@@ -367,6 +378,106 @@ class WebServer:
         for s in (self.http, self.https):
             s.shutdown()
             s.server_close()
+
+
+class SlowServer:
+    """Plain HTTP on 127.0.0.1 that holds its clients: ``silent`` accepts and reads the
+    request and then sends nothing; ``drip_headers`` sends a status line and headers one
+    byte every ``interval`` seconds; ``drip_body`` sends the headers at once and then a
+    JSON body one byte at a time. A connection is closed after ``hold`` seconds at most,
+    so a client without a deadline of its own is held that long. ``connections`` counts
+    the clients."""
+
+    def __init__(self, mode: str, interval: float = 0.2, hold: float = 30.0) -> None:
+        assert mode in ("silent", "drip_headers", "drip_body"), mode
+        self.mode, self.interval, self.hold = mode, interval, hold
+        self.connections = 0
+        self._stopped = threading.Event()
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = int(self.sock.getsockname()[1])
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _accept(self) -> None:
+        while not self._stopped.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        until = time.monotonic() + self.hold
+        body = b'{"events": []}' + b" " * 100_000
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        head += b"X-Padding: " + b"x" * 2000 + b"\r\n"
+        head += b"Content-Length: %d\r\n\r\n" % len(body)
+        with contextlib.suppress(OSError), conn:
+            conn.settimeout(self.hold)
+            conn.recv(65536)  # the request
+            if self.mode == "silent":
+                self._stopped.wait(max(0.0, until - time.monotonic()))
+                return
+            if self.mode == "drip_body":
+                conn.sendall(head)
+            data = head + body if self.mode == "drip_headers" else body
+            for i in range(len(data)):
+                if self._stopped.is_set() or time.monotonic() > until:
+                    return
+                conn.sendall(data[i : i + 1])
+                time.sleep(self.interval)
+
+    def close(self) -> None:
+        self._stopped.set()
+        self.sock.close()
+
+
+class RecordingServer:
+    """Plain HTTP on 127.0.0.1 answering every GET with ``status``, ``headers`` and
+    ``body`` (changed at will); ``seen`` keeps each request's path and headers."""
+
+    def __init__(self, status: int = 200, headers: dict[str, str] | None = None,
+                 body: str = "{}") -> None:  # fmt: skip
+        self.seen: list[tuple[str, dict[str, str]]] = []
+        self.status, self.headers, self.body = status, headers or {}, body
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                outer.seen.append((self.path, dict(self.headers.items())))
+                data = outer.body.encode()
+                self.send_response(outer.status)
+                for k, v in outer.headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = int(self.server.server_address[1])
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
 
 
 def free_udp_port() -> int:

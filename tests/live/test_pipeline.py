@@ -298,10 +298,9 @@ def _response(abn: str, entity: str) -> dict[str, Any]:
             "checks": checks}  # fmt: skip
 
 
-def test_verify_live_refreshes_the_tiles_and_recomputes_warn_cluster(
-    tmp_path: Path, make_checker: Callable[..., LiveChecker]
-) -> None:
-    con = duckdb.connect(str(tmp_path / "snap.duckdb"))
+def snapshot(path: Path) -> duckdb.DuckDBPyConnection:
+    """The marts ``refresh`` reads, for Zzqx and Acme."""
+    con = duckdb.connect(str(path))
     con.execute("create schema marts")
     con.execute(
         "create table marts.entities (abn varchar, is_individual boolean, abn_status_from_date date)"
@@ -324,6 +323,13 @@ def test_verify_live_refreshes_the_tiles_and_recomputes_warn_cluster(
     )
     con.execute("insert into marts.entity_names values (?, 'ZZQX NOTHING PTY LTD', 'legal'), (?, 'ACME PTY LTD', 'legal')",
                 [NOBODY, ACME])  # fmt: skip
+    return con
+
+
+def test_verify_live_refreshes_the_tiles_and_recomputes_warn_cluster(
+    tmp_path: Path, make_checker: Callable[..., LiveChecker]
+) -> None:
+    con = snapshot(tmp_path / "snap.duckdb")
     # no domain for Zzqx: the search ran and found none, four register WARNs => WARN_CLUSTER
     out = refresh(con, _response(NOBODY, "ZZQX NOTHING PTY LTD"), make_checker())
     assert out["checks"]["web_presence"]["status"] == "FAIL"
@@ -342,6 +348,81 @@ def test_verify_live_refreshes_the_tiles_and_recomputes_warn_cluster(
     assert out["risk"]["flags"] == []
     assert out["assurance_score"] > 50.0
     con.close()
+
+
+def test_verify_live_keeps_a_refused_override_and_reports_it(
+    tmp_path: Path, make_checker: Callable[..., LiveChecker]
+) -> None:
+    """A user's domain that resolves to 127.0.0.1, refused: the next ``bvs verify --live``
+    checks the same domain (refused again), not the 16 candidates of the name."""
+    con = snapshot(tmp_path / "snap.duckdb")
+    response = _response(ACME, "ACME PTY LTD")
+    response["checks"]["web_presence"]["detail"] = {"domain": "internal.com.au", "domain_source": "override"}  # fmt: skip
+    checker = make_checker(allow_private=False)
+    first = refresh(con, response, checker)
+    second = refresh(con, first, checker)
+    for out in (first, second):
+        web = out["checks"]["web_presence"]
+        assert (
+            web["status"] == "N/A" and "refused" in web["reason"] and "127.0.0.1" in web["reason"]
+        )
+        assert (web["detail"]["domain"], web["detail"]["domain_source"]) == ("internal.com.au", "override")  # fmt: skip
+        assert out["checks"]["domain"]["status"] == "N/A"
+    con.close()
+
+
+# Suppliers whose providers answer oddly: ABN -> (domain, the tile that says why, its words)
+ODD_SUPPLIERS = {
+    "33000000081": ("rdaplist.com.au", "domain", "the RDAP answer is a list, not an object"),
+    "33000000130": ("rdapevents.com.au", "domain", "'events' is an object, not a list"),
+    "33000000162": ("ctodd.com.au", "certificate_transparency", "the certificate search's answer[0] is a number, not an object"),
+    "33000000194": ("rdaphuge.com.au", "domain", "the registry's RDAP service is rate limiting us"),
+}  # fmt: skip
+
+
+def test_suppliers_whose_providers_answer_oddly_do_not_stop_the_run(
+    data_dir: Path, live_world: LiveWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RDAP answering a list or ``events`` as an object, certificate transparency
+    answering ``[1, "x", null]``, a Retry-After of 999999999999: the live step succeeds,
+    the steps after it (dbt and the publish, as ``published`` stands for them) run, and
+    each of those suppliers' tiles says why it is N/A."""
+    import dagster as dg
+
+    from pipelines.defs.live.assets import live_tiles
+    from pipelines.defs.resources import BvsResource
+
+    con = duckdb.connect(str(data_dir / "warehouse.duckdb"))
+    for abn in ODD_SUPPLIERS:
+        con.execute("insert into raw.abr__abns (abn, entity_name, is_individual, abn_status,"
+                    " abn_status_from_date) values (?, 'ODD PTY LTD', false, 'ACT', '2005-01-01')", [abn])  # fmt: skip
+    con.close()
+    with (data_dir / "landing" / "ledgers" / "acme-co" / "suppliers.csv").open("a") as ledger:
+        for i, (abn, (domain, _, _)) in enumerate(ODD_SUPPLIERS.items()):
+            ledger.write(f"O{i},{abn},Odd Pty Ltd,{domain},\n")
+    for key, value in live_env(live_world, data_dir).items():
+        monkeypatch.setenv(key, value)
+
+    @dg.asset(deps=[live_tiles.key])
+    def published() -> None:  # stands for dbt and the snapshot's publish
+        return None
+
+    with dg.instance_for_test() as instance:
+        result = dg.materialize(
+            [live_tiles, published], instance=instance,
+            resources={"bvs": BvsResource(data_dir=str(data_dir), as_of=AS_OF.isoformat())},
+        )  # fmt: skip
+    assert result.success
+    assert dg.AssetKey("published") in {e.asset_key for e in result.get_asset_materialization_events()}  # fmt: skip
+    tiles = stored(data_dir / "warehouse.duckdb")
+    for abn, (domain, why_in, words) in ODD_SUPPLIERS.items():
+        status, reason, detail = tiles[(abn, "domain")]
+        if why_in == "certificate_transparency":
+            assert detail["certificate_transparency"] == {"not_run": words}, domain
+        else:
+            assert status == "N/A" and words in reason, (domain, reason)
+        assert tiles[(abn, "web_presence")][0] == "PASS", domain  # the rest checked as usual
+    assert tiles[(ACME, "domain")][0] == "PASS"  # and the other suppliers
 
 
 def test_bvs_live_check_prints_what_each_client_found(

@@ -116,6 +116,8 @@ TRUST_ROWS = [
     ("oneflag.com.au", "One minor flag, or scam rating (scale 1-100) below 60 => WARN"),
     ("listed.com.au", "Active blocklist listing => FAIL"),
     ("lowscore.com.au", "Scam rating below 30 => FAIL"),
+    # more than one minor flag is not clean (decided)
+    ("twoflags.com.au", "Two or more flags from the scam-rating service => WARN (decided)"),
 ]
 
 
@@ -155,6 +157,18 @@ WEB_ROWS = [
     ({"domain": "parked.com.au"}, "Parked or placeholder page => FAIL"),
     ({"domain": "parkedns.com.au"}, "Parked or placeholder page => FAIL"),
     ({"domain": "placeholder.com.au"}, "Parked or placeholder page => FAIL"),
+    ({"domain": "defaultpage.com.au"}, "Parked or placeholder page => FAIL"),  # "It works!"
+    # a domain-sale lander ("Get this domain ... $2,495") is parked, not thin content
+    ({"domain": "forsale.com.au"}, "Parked or placeholder page => FAIL"),
+    # a business page that mentions "coming soon" or "How it works!" is no placeholder
+    (
+        {"domain": "showroom.com.au"},
+        "Active site, HTTPS, established content (resolves, returns 200) => PASS",
+    ),
+    (
+        {"domain": "howitworks.com.au"},
+        "Active site, HTTPS, established content (resolves, returns 200) => PASS",
+    ),
     # a given domain (ledger, override) is no search: its own words (decided)
     ({"domain": "loop.com.au"}, "No site at the domain given (ledger) => FAIL (decided)"),
     (
@@ -170,6 +184,29 @@ def test_web_presence_rows(
     make_checker: Callable[..., LiveChecker], facts: dict[str, Any], row: str
 ) -> None:
     assert tiles_for(make_checker(), **facts)["web_presence"].reason == row
+
+
+def test_a_domain_with_no_web_server_given_by_the_user_is_no_candidate_search(
+    make_checker: Callable[..., LiveChecker],
+) -> None:
+    """Nothing listens on port 1: no site at the user's domain, in the words of a given
+    domain, not of the 16 candidates."""
+    checker = make_checker(https_port=1, http_port=1)
+    t = tiles_for(checker, domain="good.com.au", domain_source="override")["web_presence"]
+    assert t.reason == "No site at the domain given (override) => FAIL (decided)"
+    assert t.detail["site"]["error"] == "https: ConnectionError; http: ConnectionError"
+
+
+def test_a_precertificate_and_its_certificate_count_once(
+    make_checker: Callable[..., LiveChecker],
+) -> None:
+    ct = tiles_for(make_checker(), domain="precert.com.au")["domain"].detail["certificate_transparency"]  # fmt: skip
+    assert ct["certificates"] == 2  # serial 0abc from issuer 7 (twice logged), and issuer 8's
+
+
+def test_a_failed_lookup_names_its_provider_once(make_checker: Callable[..., LiveChecker]) -> None:
+    t = tiles_for(make_checker(), domain="rdap400.com.au")["domain"]
+    assert t.reason == "Not run: the RDAP lookup failed (HTTP 400) => N/A"
 
 
 def test_redirects_are_followed_within_the_bound(make_checker: Callable[..., LiveChecker]) -> None:
@@ -213,6 +250,35 @@ def test_an_override_pointing_at_a_private_address_is_refused(make_checker: Call
         assert t[check].status == "N/A", check
         assert "refused" in t[check].reason and "127.0.0.1" in t[check].reason
     assert not [r for r in live_world.sites.requests[before:] if r[0] == "internal.com.au"]
+
+
+def test_a_redirect_to_a_private_address_is_refused_and_the_domain_checked_as_usual(
+    make_checker: Callable[..., LiveChecker], live_world: LiveWorld
+) -> None:
+    """hopprivate.com.au is listed and its home page redirects to 10.0.0.1: the hop is
+    refused (web presence says so) and the listing fails the domain, e-mail and trust, as
+    it does without the redirect. Loopback stands in for the public internet here."""
+    checker = make_checker(allow_private=False, allow_networks=("127.0.0.0/8",))
+    t = tiles_for(checker, domain="hopprivate.com.au", domain_source="override")
+    assert t["domain"].reason == "Domain on a fraud or spam blocklist => FAIL"
+    assert t["email"].reason == "Domain on a spam or phishing blocklist => FAIL"
+    assert t["trust"].reason == "Active blocklist listing => FAIL"
+    web = t["web_presence"]
+    assert web.status == "N/A" and web.reason == (
+        "Not run: the site of hopprivate.com.au was not seen: the redirect to 10.0.0.1"
+        " (intranet.hopprivate.com.au) was refused: a non-public address => N/A"
+    )
+    assert web.detail["domain"] == "hopprivate.com.au"
+    assert not [r for r in live_world.sites.requests if r[0] == "intranet.hopprivate.com.au"]
+
+
+def test_an_ipv6_address_carrying_a_private_ipv4_one_is_refused(
+    make_checker: Callable[..., LiveChecker],
+) -> None:
+    checker = make_checker(allow_private=False, allow_networks=("127.0.0.0/8",))
+    t = tiles_for(checker, domain="sixtofour.com.au", domain_source="override")["web_presence"]
+    assert t.status == "N/A" and "sixtofour.com.au resolves to 2002:a00:1::" in t.reason
+    assert "refused" in t.reason
 
 
 def test_rdap_rate_limit_gives_the_countdown_and_a_retry_after_it_fetches_fresh(
