@@ -11,6 +11,8 @@ One module per provider kind, none of them importing Dagster:
 
 ``tiles`` holds the outcome rules, one case per SPEC 3.3 row; ``checker`` runs the clients
 for a domain or an entity and turns the findings into tiles. Shared machinery: ``guard``
-(public addresses only), ``cache`` (per-key results with a TTL, on disk), ``throttle``
-(per-provider concurrency, rate, retries with back-off), ``config``.
+(public addresses only), ``http`` (urllib3 with a deadline on every read, guarded
+connections), ``shape`` (a provider's JSON checked before it is read), ``cache`` (per-key
+results with a TTL, on disk), ``throttle`` (per-provider concurrency, rate, retries with
+back-off, rate limits per endpoint), ``config``.
 """
