@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from bvs_sample.cases.abr import plant_abn_status, plant_gst
+from bvs_sample.cases.abr import plant_abn_status, plant_gst, plant_identity_risk
 from bvs_sample.cases.asic import plant_business_names, plant_company_status, plant_phoenix
 from bvs_sample.cases.builder import Builder, CasePlan
 from bvs_sample.cases.enforcement import (
@@ -60,4 +60,5 @@ def build_cases(*, scale: int, seed: int, extract_date: dt.date) -> CasePlan:
     plant_registers(b)
     plant_matches_only(b)
     plant_ledger_cases(b)
+    plant_identity_risk(b)
     return b.plan

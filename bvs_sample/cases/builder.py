@@ -392,7 +392,12 @@ class Builder:
         non_matches: list[dict[str, Any]] | None = None,
         abn: str = "",
         in_abr: bool = True,
+        risk: tuple[str, ...] | None = None,
+        identity_failures: tuple[str, ...] | None = None,
     ) -> None:
+        """One planted case: the entity, the SPEC row, the tile it decides and the flags that
+        fire or not; ``risk``: the risk levels the verify response may have; and
+        ``identity_failures``: the decisive identity tiles it names (CONTRACT decision 21)."""
         doc: dict[str, Any] = {"id": case_id, "abn": ent.abn if ent else abn, "spec": spec}
         if ent is not None:
             doc["entity_name"] = ent.name
@@ -405,6 +410,10 @@ class Builder:
             doc["status"] = status
         doc["flags"] = list(flags)
         doc["not_flags"] = list(not_flags)
+        if risk is not None:
+            doc["risk"] = list(risk)
+        if identity_failures is not None:
+            doc["identity_failures"] = list(identity_failures)
         doc["matches"] = matches or []
         doc["non_matches"] = non_matches or []
         for m in doc["matches"] + doc["non_matches"]:

@@ -53,10 +53,17 @@ class Tile(Strict):
     )
 
 
+IDENTITY_FAILURES = (
+    "the decisive identity checks that FAIL (abn_status, company_status, insolvency, gst):"
+    " any of them puts the risk at least high (CONTRACT decision 21)"
+)
+
+
 class Risk(Strict):
     score: float
     level: Literal["low", "medium", "high", "critical"]
     flags: list[str]
+    identity_failures: list[str] = Field(description=IDENTITY_FAILURES)
 
 
 class Attacked(Strict):
@@ -420,6 +427,7 @@ class LedgerRisk(Strict):
     score: float | None
     level: Literal["low", "medium", "high", "critical"] | None
     flags: list[str]
+    identity_failures: list[str] = Field(description=IDENTITY_FAILURES)
 
 
 class LedgerSupplier(Strict):
@@ -443,6 +451,9 @@ class LedgerPage(Strict):
     ledger: str
     run: LedgerRun
     total: int
+    order: Literal["risk", "line"] = Field(
+        description="risk: highest risk first (the report's act-first order); line: file order"
+    )
     offset: int
     limit: int
     next_offset: int | None

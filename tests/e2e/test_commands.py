@@ -224,6 +224,10 @@ def test_planted_case_verifies_as_its_spec_row_says(
     fired = set(response["risk"]["flags"])
     assert set(planted_case["flags"]) <= fired
     assert not set(planted_case["not_flags"]) & fired
+    if "risk" in planted_case:
+        assert response["risk"]["level"] in planted_case["risk"], response["risk"]
+    if "identity_failures" in planted_case:
+        assert response["risk"]["identity_failures"] == planted_case["identity_failures"]
 
 
 def test_verify_command_prints_the_verification(world: dict) -> None:
