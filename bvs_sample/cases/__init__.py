@@ -32,6 +32,7 @@ from bvs_sample.cases.enforcement import (
     plant_workplace,
 )
 from bvs_sample.cases.financial_services import plant_financial_services
+from bvs_sample.cases.identifiers import plant_listed_identifiers
 from bvs_sample.cases.insolvency import plant_gazette, plant_insolvency
 from bvs_sample.cases.licences import plant_licence
 from bvs_sample.cases.persons import plant_persons
@@ -61,4 +62,5 @@ def build_cases(*, scale: int, seed: int, extract_date: dt.date) -> CasePlan:
     plant_matches_only(b)
     plant_ledger_cases(b)
     plant_identity_risk(b)
+    plant_listed_identifiers(b)
     return b.plan

@@ -167,8 +167,9 @@ def declared_spec(
     """The spec of a file declared as a :class:`~pipelines.ingest.tables.Layout`.
 
     The loaded columns with a header are read by it (required unless declared optional);
-    date columns are parsed in ``date_format``; abn, acn and abn_or_acn columns have their
-    check digits verified. Loaded columns without a header (values from the file name) are
+    date columns are parsed in ``date_format``; abn, acn and abn_or_acn columns are cleaned,
+    and a key one (the record's own identity) must pass its check digits; an identifier the
+    record only lists is kept as listed (CONTRACT decision 19). Loaded columns without a header (values from the file name) are
     the caller's to add, so the spec's schema holds only the read ones.
     """
     read = [c for c in layout.loaded if c.header is not None]
@@ -666,7 +667,12 @@ class _Converter:
                 problems.append((bad, reason, text))
             elif kind := self.spec.identifiers.get(f.name):
                 values, present, bad = clean_identifiers(text, kind)
-                problems.append((bad, f"invalid {kind} in {header}", text))
+                if not f.nullable:
+                    # the record's own key: a row without a readable one is malformed
+                    problems.append((bad, f"invalid {kind} in {header}", text))
+                # else an identifier the record lists (CONTRACT decision 19): kept as listed,
+                # check digits or not; the matching finds it names no entity ("listed ABN
+                # not found") and matches the record by its register's name rule
             elif f.type in _TYPED:
                 values, bad = parse_typed(text, f.type)
                 problems.append((bad, f"bad {_TYPED[f.type]} in {header}", text))

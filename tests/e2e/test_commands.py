@@ -10,6 +10,7 @@ import contextlib
 import datetime as dt
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -151,6 +152,33 @@ def test_every_planted_match_lands_in_its_table_with_its_method(world: dict) -> 
             elif methods != {match["method"]}:
                 wrong.append((case["id"], match, rows))
     assert not wrong, wrong
+
+
+def test_a_record_whose_listed_identifier_names_no_entity_is_matched_by_name_and_says_so(
+    world: dict, snapshot_con: duckdb.DuckDBPyConnection
+) -> None:
+    """CONTRACT decision 19: the record is kept (not quarantined), matched by its register's
+    name rule, and its match and the tile's evidence say "listed ABN/ACN ... not found"."""
+    cases = [
+        (c, m)
+        for c in world["planted"]["cases"]
+        if c["id"].startswith("identifier/")
+        for m in c["matches"]
+        if m["method"] == "name"
+    ]
+    assert len(cases) >= 6
+    for case, match in cases:
+        record = match["record"]
+        where = " and ".join(f"{k} = ?" for k in record)
+        [(note,)] = snapshot_con.execute(
+            f"select identifier_note from marts.{match['table']} where abn = ? and {where}",
+            [case["abn"], *record.values()],
+        ).fetchall()
+        assert re.fullmatch(r"listed (ABN|ACN) \d+ not found", note or ""), (case["id"], note)
+        tile = verify(snapshot_con, case["abn"], as_of=dt.date.fromisoformat(AS_OF))["checks"][
+            case["check"]
+        ]
+        assert note in json.dumps(tile["detail"]), (case["id"], tile["detail"])
 
 
 def test_no_planted_decoy_matches(world: dict) -> None:

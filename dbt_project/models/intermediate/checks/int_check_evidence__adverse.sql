@@ -30,6 +30,7 @@ joined as (
         matches.method,
         matches.score,
         matches.matched_name,
+        matches.identifier_note,
         records.regulator,
         records.record_id,
         records.action_type,
@@ -55,12 +56,12 @@ described as (
 
     select
         *,
-        {{ bvs.json_object([
+        {{ bvs.json_object_noting([
             ('regulator', 'regulator'), ('record_id', 'record_id'),
             ('action_type', 'action_type'), ('severity', 'severity'), ('status', 'status'),
             ('action_date', 'action_date'), ('resolved_date', 'resolved_date'), ('url', 'url'),
             ('method', 'method'), ('score', 'score'), ('matched_name', 'matched_name'),
-        ]) }} as record_json
+        ], ('identifier_note', 'identifier_note')) }} as record_json
     from joined
 
 ),

@@ -33,13 +33,13 @@ joined as (
         matches.abn,
         records.register,
         records.status,
-        {{ bvs.json_object([
+        {{ bvs.json_object_noting([
             ('register', 'records.register'), ('record_id', 'records.record_id'),
             ('entity_name', 'records.entity_name'), ('status', 'records.status'),
             ('status_date', 'records.status_date'), ('detail', 'records.detail'),
             ('method', 'matches.method'), ('score', 'matches.score'),
             ('matched_name', 'matches.matched_name'),
-        ]) }} as record_json,
+        ], ('identifier_note', 'matches.identifier_note')) }} as record_json,
         records.record_id
     from matches
     inner join records
