@@ -302,4 +302,4 @@ def test_a_corrupt_zip_that_may_hold_files_read_fails_naming_it(
     touch(tmp_path, existing)
     truncated_zip(tmp_path / broken, existing)
     with pytest.raises(SourceFileError, match=rf"^{broken.replace('.', '[.]')}: cannot open zip"):
-        discover(tmp_path, patterns, key, passed_over=[])
+        discover(tmp_path, patterns, key)
