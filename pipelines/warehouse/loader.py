@@ -286,8 +286,8 @@ def _load_source(
             if o.blocking and not o.passed
         ]
         if failed:
-            if sums is None and pending_sums is not None:
-                sums = pending_sums.result()
+            if previous is not None and sums is None and pending_sums is not None:
+                sums = pending_sums.result()  # forced: which files changed, by checksum
             first = _first_cause(con, source, _new_since(con, previous, files, sums))
             raise LoadError(
                 f"{source.name}: {first + '; ' if first else ''}"
