@@ -217,6 +217,26 @@ def test_header_only_file_yields_nothing(tmp_path: Path) -> None:
     assert list(read_delimited(write(tmp_path, (HEADER + "\r\n").encode()), toy_spec())) == []
 
 
+@pytest.mark.parametrize("quoted", [False, True], ids=["unquoted", "quoted"])
+def test_header_only_file_with_an_unexpected_column_quarantines_its_header(
+    tmp_path: Path, quoted: bool
+) -> None:
+    """Issue 34: with rows, an extra header column either comes with every row (ignored) or
+    quarantines every row; with none, the header line itself is quarantined, naming it."""
+    header = HEADER + "\tEXTRA\tTOY_UNREAD"
+    spec = toy_spec(quoted=quoted, unread=frozenset({"Toy_Unread"}))
+    batch = read_all(write(tmp_path, (header + "\r\n\r\n").encode()), spec)
+    assert batch.tables["toys"].num_rows == 0
+    assert [(q.file, q.line, q.reason, q.raw) for q in batch.quarantine] == [
+        (
+            "toys.csv",
+            1,
+            "header only, no rows: the Toy Register header has unexpected column(s) ['EXTRA']",
+            header,
+        )
+    ]
+
+
 def test_delimiter_is_read_from_the_header(tmp_path: Path) -> None:
     content = "TOY_NAME,TOY_START_DT,TOY_NOTE\nA,01/01/2020,x\n"
     assert rows(read_all(write(tmp_path, content.encode())), "name", "note") == [("A", "x")]
