@@ -117,13 +117,14 @@ def raw_table(
     key_filter: str | None = None,
     accumulates: bool = False,
 ) -> RawTable:
-    """A raw table and its checks; its ABN and ACN columns (kinds abn, acn) are checked for
-    check digits."""
+    """A raw table and its checks; its key ABN and ACN columns (kinds abn, acn: the record's
+    own identity) are checked for check digits. An identifier a record only lists is kept as
+    listed, check digits or not (CONTRACT decision 19): the matching decides what it names."""
     checks = TableChecks(
         table=f"raw.{name}",
         key=key,
-        abn_columns=tuple(c.name for c in layout.loaded if c.kind == "abn"),
-        acn_columns=tuple(c.name for c in layout.loaded if c.kind == "acn"),
+        abn_columns=tuple(c.name for c in layout.loaded if c.kind == "abn" and c.key),
+        acn_columns=tuple(c.name for c in layout.loaded if c.kind == "acn" and c.key),
         key_filter=key_filter,
         accumulates=accumulates,
     )

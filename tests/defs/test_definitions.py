@@ -65,6 +65,7 @@ EXPECTED_KEYS = [
     "marts/entities",
     "marts/entity_names",
     "marts/flags",
+    "marts/identity_failure_rule",
     "marts/match_adverse",
     "marts/match_afs_licensees",
     "marts/match_asx_listed",
