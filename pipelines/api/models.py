@@ -243,6 +243,15 @@ class Campaign(Strict):
     )
 
 
+class NameMatched(Strict):
+    name: str
+    similarity: float
+
+
+class OtherNameMatch(NameMatched):
+    ticker: str
+
+
 class ViperResponse(Strict):
     query: str
     ticker: str | None
@@ -261,6 +270,14 @@ class ViperResponse(Strict):
     allegation_type: str | None = Field(default=None, description="present when a target is found")
     campaigns: list[Campaign]
     activists: list[ActivistEntity]
+    name_match: NameMatched | None = Field(
+        default=None,
+        description="by name: the target's company name that matched, and its similarity"
+        " (at least 0.65 after normalisation, CONTRACT decision 20)",
+    )
+    other_name_matches: list[OtherNameMatch] | None = Field(
+        default=None, description="by name: the other targets that met the threshold, best first"
+    )
     notice: str
 
 

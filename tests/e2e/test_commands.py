@@ -451,6 +451,15 @@ def test_viper_finds_the_live_campaign_with_all_four_pattern_elements(world: dic
         evidence["positioning"]["short_pct_before_report"]
         > evidence["positioning"]["short_pct_earlier"]
     )
+    # by name: matched, not searched (CONTRACT decision 20): the target's name written with
+    # "and" for "&" and "Limited" for "Ltd" finds the same campaign; a part of it does not
+    name = response["target_name"]
+    spelled = name.replace("&", "and").replace(" LTD", " Limited").title()
+    by_name = json.loads(_run(["viper", "--name", spelled], world["env"]).stdout)
+    assert (by_name["ticker"], by_name["current_risk_score"]) == (live["ticker"], 100)
+    assert by_name["name_match"]["similarity"] >= 0.65
+    part = json.loads(_run(["viper", "--name", name.split()[0]], world["env"]).stdout)
+    assert part["ticker"] != live["ticker"]
     # a real, documented campaign is in the database too (shared/data/activist_campaigns.csv)
     real = json.loads(_run(["viper", "TWE"], world["env"]).stdout)
     assert real["historical_campaign_count"] >= 1 and real["active_campaigns"] is False
