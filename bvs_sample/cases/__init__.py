@@ -30,13 +30,18 @@ from bvs_sample.cases.enforcement import (
     plant_conduct,
     plant_disability,
     plant_workplace,
+    plant_workplace_record_kinds,
 )
 from bvs_sample.cases.financial_services import plant_financial_services
 from bvs_sample.cases.identifiers import plant_listed_identifiers
 from bvs_sample.cases.insolvency import plant_gazette, plant_insolvency
 from bvs_sample.cases.licences import plant_licence
 from bvs_sample.cases.persons import plant_persons
-from bvs_sample.cases.registers import plant_matches_only, plant_registers
+from bvs_sample.cases.registers import (
+    plant_government_contracts_window,
+    plant_matches_only,
+    plant_registers,
+)
 from bvs_sample.ledgers import plant_ledger_cases
 
 
@@ -63,4 +68,6 @@ def build_cases(*, scale: int, seed: int, extract_date: dt.date) -> CasePlan:
     plant_ledger_cases(b)
     plant_identity_risk(b)
     plant_listed_identifiers(b)
+    plant_government_contracts_window(b)
+    plant_workplace_record_kinds(b)
     return b.plan

@@ -123,6 +123,12 @@ class Builder:
         day = min(self.as_of.day, calendar.monthrange(y, m + 1)[1])
         return dt.date(y, m + 1, day) - dt.timedelta(days=days)
 
+    def financial_year_start(self, years_back: int = 0) -> dt.date:
+        """1 July of the Australian financial year holding the as-of date, ``years_back``
+        financial years earlier."""
+        year = self.as_of.year - (0 if self.as_of.month >= 7 else 1) - years_back
+        return dt.date(year, 7, 1)
+
     def ago(self, days: int) -> dt.date:
         return self.as_of - dt.timedelta(days=days)
 
@@ -385,12 +391,12 @@ class Builder:
 
     def register(self, ent: Ent, register: str, status: str, *, abn: bool = True,
                  acn: str = "", name: str = "", person: str = "", k: int = 0,
-                 listed_abn: str = "") -> dict[str, str]:  # fmt: skip
+                 listed_abn: str = "", day: dt.date | None = None) -> dict[str, str]:  # fmt: skip
         record_id = f"{register[:3]}P{ent.j:05d}{k}"
         self.row(f"registers/{register}", register=register, record_id=record_id,
                  abn=listed_abn or (ent.abn if abn else ""), acn=acn,
                  entity_name=name or ("" if person else ent.name),
-                 person_name=person, status=status, status_date=self.months(8),
+                 person_name=person, status=status, status_date=day or self.months(8),
                  detail="planted case")  # fmt: skip
         return {"register": register, "record_id": record_id}
 
@@ -412,10 +418,12 @@ class Builder:
         in_abr: bool = True,
         risk: tuple[str, ...] | None = None,
         identity_failures: tuple[str, ...] | None = None,
+        reason: str | None = None,
     ) -> None:
         """One planted case: the entity, the SPEC row, the tile it decides and the flags that
         fire or not; ``risk``: the risk levels the verify response may have; and
-        ``identity_failures``: the decisive identity tiles it names (CONTRACT decision 21)."""
+        ``identity_failures``: the decisive identity tiles it names (CONTRACT decision 21);
+        ``reason``: words the tile's reason holds, where rows share a status."""
         doc: dict[str, Any] = {"id": case_id, "abn": ent.abn if ent else abn, "spec": spec}
         if ent is not None:
             doc["entity_name"] = ent.name
@@ -432,6 +440,8 @@ class Builder:
             doc["risk"] = list(risk)
         if identity_failures is not None:
             doc["identity_failures"] = list(identity_failures)
+        if reason is not None:
+            doc["reason"] = reason
         doc["matches"] = matches or []
         doc["non_matches"] = non_matches or []
         for m in doc["matches"] + doc["non_matches"]:

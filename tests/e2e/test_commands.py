@@ -249,6 +249,7 @@ def test_planted_case_verifies_as_its_spec_row_says(
     if planted_case.get("check"):
         tile = response["checks"][planted_case["check"]]
         assert tile["status"] == planted_case["status"], tile["reason"]
+        assert planted_case.get("reason", "") in tile["reason"], tile["reason"]
     fired = set(response["risk"]["flags"])
     assert set(planted_case["flags"]) <= fired
     assert not set(planted_case["not_flags"]) & fired
