@@ -272,20 +272,19 @@ def _truncated_reply_to(query: dns.message.QueryMessage, data: bytes) -> bool:
 def _records(query: dns.message.QueryMessage, reply: dns.message.Message) -> list[Any] | None:
     """The records of ``reply`` that answer ``query``: owned by its name (or the end of the
     CNAME chain from it), of its class and type; None when the name does not exist."""
-    asked = _asked(query)
     if not query.is_response(reply) or not isinstance(reply, dns.message.QueryMessage):
-        raise Transient(f"DNS {asked}: the answer is not a response to the question "
+        raise Transient(f"DNS {_asked(query)}: the answer is not a response to the question "
                         f"(opcode {dns.opcode.to_text(reply.opcode())}, "
                         f"question {[q.to_text() for q in reply.question]})")  # fmt: skip
     rcode = reply.rcode()
     if rcode in NOT_THERE:
         return None
     if rcode != dns.rcode.NOERROR:
-        raise Transient(f"DNS {asked}: the resolver answered {dns.rcode.to_text(rcode)}")
+        raise Transient(f"DNS {_asked(query)}: the resolver answered {dns.rcode.to_text(rcode)}")
     try:
         chain = reply.resolve_chaining()
     except dns.exception.DNSException as error:
-        raise Transient(f"DNS {asked}: malformed answer ({_why(error)})") from error
+        raise Transient(f"DNS {_asked(query)}: malformed answer ({_why(error)})") from error
     if chain.answer is None:
         return []
     return [_value(rdata) for rdata in chain.answer]
