@@ -177,8 +177,10 @@ def email_tile(f: Findings) -> Tile:
     if f.email_blocklists is not None:
         detail["blocklists"] = f.email_blocklists.to_json()
         unknown = f.email_blocklists.none_checked()
-    else:
+    elif f.email_blocklist_error:
         unknown = f"blocklist lookups failed ({f.email_blocklist_error})"
+    else:  # the domain was not looked up (refused)
+        unknown = "blocklists not looked up"
     if unknown:  # "not blocklisted" is unknown: no PASS on it (decided, CONTRACT decision 18)
         detail["blocklists_not_checked"] = unknown
     if listed:
