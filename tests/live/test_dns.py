@@ -44,7 +44,7 @@ def forward_pointer(q: bytes) -> bytes:
     return reply(q, rr(pointer(exchange_at), "MX", mx(10, wire_name("mail.example.com"))))
 
 
-# (id, name, type, the UDP answer, what the hand parser took from it)
+# (id, name, type, the UDP answer, what a lenient reader makes of it)
 MALFORMED: list[tuple[str, str, str, Crafted, str]] = [
     ("a forward compression pointer", "fwdptr.crafted.test", "MX", forward_pointer,
      "MX mail.example.com"),
@@ -104,11 +104,11 @@ def crafted(live_world: LiveWorld) -> Iterator[Callable[..., None]]:
         table.pop(key, None)
 
 
-@pytest.mark.parametrize(("case", "name", "rdtype", "answer", "hand_parser"), MALFORMED,
+@pytest.mark.parametrize(("case", "name", "rdtype", "answer", "misread"), MALFORMED,
                          ids=[m[0] for m in MALFORMED])  # fmt: skip
 def test_a_malformed_answer_is_no_answer_with_the_reason_at_once(
     client: DnsClient, crafted: Callable[..., None], case: str, name: str, rdtype: str,
-    answer: Crafted, hand_parser: str,
+    answer: Crafted, misread: str,
 ) -> None:  # fmt: skip
     crafted(name, rdtype, answer)
     started = time.monotonic()
@@ -249,7 +249,8 @@ def test_a_tcp_retry_that_closes_early_is_n_a_in_the_dns_tiles_and_in_live_check
 def test_a_txt_length_byte_past_the_record_is_no_spf(
     make_checker: Callable[..., LiveChecker], crafted: Callable[..., None], live_world: LiveWorld
 ) -> None:
-    """`\\x40v=spf1 -all` read as SPF made the e-mail tile PASS; it is N/A with the reason."""
+    """A TXT record whose length byte runs past its end (`\\x40v=spf1 -all`) is no SPF: the
+    e-mail tile is N/A with the reason, not PASS."""
     name = "spflen.crafted.test"
     live_world.zone.add(name, "MX", f"10 mail.{name}.")
     live_world.zone.add(f"_dmarc.{name}", "TXT", '"v=DMARC1; p=reject"')
