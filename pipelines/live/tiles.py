@@ -176,6 +176,13 @@ def email_tile(f: Findings) -> Tile:
     listed = f.email_blocklists.listed if f.email_blocklists is not None else {}
     if f.email_blocklists is not None:
         detail["blocklists"] = f.email_blocklists.to_json()
+        unknown = f.email_blocklists.none_checked()
+    elif f.email_blocklist_error:
+        unknown = f"blocklist lookups failed ({f.email_blocklist_error})"
+    else:  # the domain was not looked up (refused)
+        unknown = "blocklists not looked up"
+    if unknown:  # "not blocklisted" is unknown: no PASS on it (decided, CONTRACT decision 18)
+        detail["blocklists_not_checked"] = unknown
     if listed:
         return tile("Domain on a spam or phishing blocklist => FAIL", detail)
     if not dns_found.mx:
@@ -186,6 +193,10 @@ def email_tile(f: Findings) -> Tile:
         return tile(
             "Business domain, MX valid, DMARC present, SPF absent => WARN (decided)", detail
         )
+    if unknown:
+        retry_at = f.email_blocklists.retry_at() if f.email_blocklists is not None else None
+        return not_run(f"{unknown}; MX, SPF and DMARC present (PASS needs \"not blocklisted\")",
+                       detail, retry_at)  # fmt: skip
     return tile("Business domain, MX valid, SPF and DMARC present, not blocklisted => PASS", detail)
 
 
@@ -218,10 +229,10 @@ def trust_tile(f: Findings) -> Tile:
         return tile("One minor flag, or scam rating (scale 1-100) below 60 => WARN", detail)
     if f.scam is not None and len(f.scam.get("flags") or []) == 1:
         return tile("One minor flag, or scam rating (scale 1-100) below 60 => WARN", detail)
-    if f.blocklists.rate_limited or f.blocklists.failed:
+    unknown = f.blocklists.unknown()  # a zone that did not answer, or none configured
+    if unknown:
         # rate-limit answers never count as a listing (SPEC 3.3), nor as clean
-        return not_run("a blocklist rate limited us or did not answer (no listing found)",
-                       detail, f.blocklists.retry_at())  # fmt: skip
+        return not_run(f"{unknown}; no listing found", detail, f.blocklists.retry_at())
     if f.scam is None:
         why = f.scam_error or "scam-rating provider not configured"
         return not_run(f"{why}; clean on all blocklists (PASS needs the scam rating too)",
