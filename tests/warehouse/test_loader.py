@@ -291,7 +291,9 @@ _DIRECTORS_HEADER = "acn,person_name,role,appointed_date,ceased_date,birth_date,
             {
                 "ACCC.csv": _ADVERSE_HEADER
                 + 'ACCC,A-1,53004085616,ACME PTY LTD,COURT_ORDER,HIGH,ACTIVE,2024-03-01,,"Fined, $1m",\n'
-                + "ACCC,A-2,12345678901,BAD ABN PTY LTD,UNDERTAKING,LOW,RESOLVED,2024-03-02,,,\n",
+                + "ACCC,,53004085616,NO RECORD ID PTY LTD,UNDERTAKING,LOW,RESOLVED,2024-03-02,,,\n"
+                # a listed ABN failing its check digits alone quarantines nothing (decision 19)
+                + "ACCC,A-3,12345678901,BAD ABN PTY LTD,UNDERTAKING,LOW,RESOLVED,2024-03-02,,,\n",
                 "QBCC.csv": _ADVERSE_HEADER
                 + "QBCC,Q-1,51824753556,BUILDER,Show cause,MEDIUM,ACTIVE,2024-13-01,,,\n"
                 + "QBCC,Q-2,51824753556,BUILDER,Show cause,MEDIUM,ACTIVE,2024-04-01,,,\n",
@@ -330,7 +332,10 @@ def test_project_sources_accumulate_every_file_with_quarantine(
         manifest = con.execute("select file_name from meta.manifest order by all").fetchall()
     first, second = sorted(files)
     assert result.status == "loaded"
-    assert loaded == [(first, 1), (second, 1 if source == "adverse" else 2)]
+    assert loaded == [
+        (first, 2 if source == "adverse" else 1),
+        (second, 1 if source == "adverse" else 2),
+    ]
     assert quarantined == [(first, 3)] + ([(second, 2)] if source == "adverse" else [])
     assert manifest == [(first,), (second,)]
     with warehouse(settings) as con:
@@ -367,7 +372,7 @@ def _adviser(number: str, notes: str = "") -> str:
             _AFS_HEADER
             + '"AFS Licensee","000001","ACME PTY LTD","53004085616","01/03/2004","Y","SYDNEY",'
             '"NSW","2000","AUSTRALIA","-33.8","151.2","Line one\r\nline two"\r\n'
-            + '"AFS Licensee","000002","BAD PTY LTD","12345678901","01/03/2004","Y","","","",'
+            + '"AFS Licensee","000002","BAD PTY LTD","12345678901","31/02/2004","Y","","","",'
             '"","","",""\r\n'
             + '"AFS Licensee","000003","BETA PTY LTD","004085616","01/03/2004","Y","","","",'
             '"","","",""\r\n',
@@ -404,7 +409,8 @@ def test_public_registers_read_only_the_newest_file_with_quarantine(
     assert result.status == "loaded"
     good = 2 if source == "asic_afs_licensees" else 3
     assert loaded == [("register_20250201.csv", good)]
-    # AFS: the first record spans lines 2-3, the bad ABN is on 4; advisers: the tab row is 4
+    # AFS: the first record spans lines 2-3, the bad date is on 4 (its listed ABN failing its
+    # check digits alone would not quarantine it: CONTRACT decision 19); advisers: the tab row
     assert quarantined == [("register_20250201.csv", 4)]
     assert manifest == [("register_20250201.csv",)]
     with warehouse(settings) as con:
