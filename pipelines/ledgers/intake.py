@@ -357,6 +357,8 @@ def _read_xlsx(path: Path) -> _Records:
     # an error value, or a number formatted as a date beyond the calendar (an ABN is).
     for error in errors.errors if errors is not None else []:
         row, column = error.position
+        if row >= len(found.rows) or column >= len(found.rows[row][1]):
+            continue  # outside the rows read: nothing of it is used
         cells = found.rows[row][1]
         if failed := re.search(r"'Error\((\w+)\)'", error.detail):
             cells[column] = _EXCEL_ERRORS.get(failed.group(1), f"#{failed.group(1).upper()}")

@@ -395,3 +395,10 @@ def test_resolve_acns_finds_the_entity_whose_acn_it_is(tmp_path: Path) -> None:
         ],
         "000000019": [],
     }  # fmt: skip
+
+
+def test_a_column_without_a_header_that_holds_values_is_listed(tmp_path: Path) -> None:
+    parsed = read_ledger(write(tmp_path, f"ABN,Supplier Name,\n{ACME},Acme,call first\n"))
+    assert parsed.columns["ignored"] == [
+        {"column": "C", "header": "", "reason": "no header: its 1 value(s) are not read"}
+    ]
