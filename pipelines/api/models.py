@@ -411,7 +411,10 @@ class LedgerRun(Strict):
     run_date: str
     suppliers: int
     by_resolution: dict[str, int]
-    by_risk_level: dict[str, int]
+    by_risk_level: dict[str, int] = Field(
+        description="suppliers by risk level; `unverified`: no ABN to verify (they need review),"
+        " so the levels add up to `suppliers`"
+    )
     changes: int
     alerts: int
     snapshot_id: str

@@ -63,10 +63,28 @@ def test_a_run_prints_one_summary_per_ledger(ledgers: dict[str, Any]) -> None:
         } <= set(summary)
         assert summary["run_date"] == AS_OF and summary["recorded"] is True
         assert summary["changes"] == 0 and summary["alerts"] == 0  # a first run: nothing to compare
-        assert (
-            sum(summary["by_risk_level"].values()) + summary["by_resolution"]["needs_review"]
-            >= summary["suppliers"] - summary["by_resolution"]["needs_review"]
-        )
+
+
+def test_a_run_summary_accounts_for_every_supplier_and_every_row(ledgers: dict[str, Any]) -> None:
+    """by_risk_level adds up to the suppliers (those with no ABN to verify are "unverified"
+    and listed by line), and the rows intake ignored are listed with their line."""
+    for summary in ledgers["first"]:
+        key = (summary["customer"], summary["ledger"])
+        assert sum(summary["by_risk_level"].values()) == summary["suppliers"]
+        assert sum(summary["by_resolution"].values()) == summary["suppliers"]
+        suppliers = ledgers["shown"][key]["suppliers"]
+        no_abn = [s["line"] for s in suppliers if s["abn"] is None]
+        assert no_abn and [u["line"] for u in summary["unverified"]] == no_abn
+        assert summary["by_risk_level"]["unverified"] == len(no_abn)
+        assert all(u["reason"] for u in summary["unverified"])
+        planted = [
+            i
+            for i in ledgers["planted"]["ledgers"]["ignored"]
+            if (i["customer"], i["ledger"]) == key
+        ]
+        assert [i["line"] for i in summary["ignored"]] == [i["line"] for i in planted]
+        for got, want in zip(summary["ignored"], planted, strict=True):
+            assert got["reason"].startswith(want["reason"]) and got["held"], got
 
 
 def test_planted_ledger_case(ledgers: dict[str, Any], ledger_case: dict[str, Any]) -> None:
@@ -200,7 +218,9 @@ def test_import_lands_a_new_file_and_keeps_the_old(ledgers: dict[str, Any], tmp_
         "ABN,Supplier Name,State\n"
         + "\n".join(
             f"{s['abn']},{s['supplier_name']},{s['ledger_row']['state'] or ''}"
-            for s in ledgers["shown"][("coastal-council", "vendors")]["suppliers"][:5]
+            for s in [
+                s for s in ledgers["shown"][("coastal-council", "vendors")]["suppliers"] if s["abn"]
+            ][:5]
         )
         + "\n,Nobody In Particular Widgets,QLD\n"
     )
@@ -214,6 +234,11 @@ def test_import_lands_a_new_file_and_keeps_the_old(ledgers: dict[str, Any], tmp_
     )
     assert summary["verified"] == 5 and summary["resolved_by_name"] == 0
     assert [r["line"] for r in summary["needs_review"]] == [7]
+    assert summary["columns"] == {
+        "used": {"abn": "ABN", "supplier_name": "Supplier Name", "state": "State"},
+        "ignored": [],
+    }
+    assert summary["ignored"] == []
     assert (landed.parent / "vendors.csv").read_bytes() == good.read_bytes()
     assert not landed.exists()  # the same ledger sent as .csv replaces the .xlsx ...
     kept = list((landed.parent / "replaced").iterdir())
