@@ -390,6 +390,7 @@ def test_the_monthly_report_as_csv_reads_back_with_every_tile(
         for check_id in check_ids:
             expected = supplier["checks"][check_id]["status"] if supplier["checks"] else ""
             assert row[f"{check_id}_status"] == expected
+        assert row["identity_failures"] == " ".join(supplier["risk"]["identity_failures"])
     case = _case(ledgers, "ledger/changes/ages-into-pass")
     assert int(by_line[case["line"]]["changes_in_month"]) >= 2
 
@@ -555,3 +556,42 @@ def test_api_ledger_answers_are_what_the_document_says(ledger_api: Any) -> None:
         check_conforms(schema, path, harbour, path_parameters={"ledger": "vendors"}, status=404)
     check_conforms(schema, base, keys["individual"], status=403)
     check_conforms(schema, "/api/robot/alerts", harbour)  # the ledger alerts, after the runs above
+
+
+IDENTITY_CHECKS = ("abn_status", "company_status", "insolvency", "gst")
+LEVEL_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3, None: 4}
+
+
+def test_a_decisive_identity_failure_is_never_low_risk_and_comes_first(
+    ledger_api: Any, ledgers: dict[str, Any]
+) -> None:
+    """CONTRACT decision 21: every supplier with abn_status, company_status, insolvency or gst
+    FAIL (the ledger rules applied: a cancelled ABN, a name that differs materially, GST charged
+    while unregistered) is at least high and its risk names those tiles; the API's default
+    order is the report's act-first order, `order=line` the file's."""
+    api, keys = ledger_api
+    shown = show(ledgers["env"], "harbour-health")["suppliers"]
+    failing = [
+        s
+        for s in shown
+        if any(s["checks"].get(c, {}).get("status") == "FAIL" for c in IDENTITY_CHECKS)
+    ]
+    assert len(failing) > 100
+    for supplier in shown:
+        named = [
+            c for c in IDENTITY_CHECKS if supplier["checks"].get(c, {}).get("status") == "FAIL"
+        ]
+        assert supplier["risk"]["identity_failures"] == named, supplier["supplier_ref"]
+        if named:
+            assert supplier["risk"]["level"] in ("high", "critical"), supplier["supplier_ref"]
+            assert supplier["risk"]["score"] >= 70
+    by_risk = api.get("/api/robot/ledgers/suppliers", keys["harbour"], limit=500).json()
+    assert by_risk["order"] == "risk"
+    page = by_risk["suppliers"]
+    ranks = [(LEVEL_RANK[s["risk"]["level"]], -(s["risk"]["score"] or 0)) for s in page]
+    assert ranks == sorted(ranks) and page[0]["risk"]["level"] in ("critical", "high")
+    by_line = api.get(
+        "/api/robot/ledgers/suppliers", keys["harbour"], order="line", limit=500
+    ).json()["suppliers"]
+    assert [s["line"] for s in by_line] == sorted(s["line"] for s in by_line)
+    assert api.get("/api/robot/ledgers/suppliers", keys["harbour"], order="x").status_code == 400
