@@ -2,20 +2,25 @@
 
 * ``ledgers/harbour-health/suppliers.csv``: Windows-1252 (a name with É), comma-separated,
   ``Annual Spend (AUD)`` with ``$`` and thousands separators, ``Y``/``N`` and ``yes``/``no``,
-  a blank line, a trailing totals row, and every intake fault of docs/ledgers.md: ABNs with
-  spaces and a leading apostrophe, one a spreadsheet turned into ``5.1824753556E+10``, a
-  wrong check digit, ten digits, a duplicate supplier_ref, the same ABN twice, an unknown
-  state, a state spelled out, a postcode that lost its leading zero, rows without an ABN
-  (found by name, ambiguous, not found);
-* ``ledgers/coastal-council/vendors.xlsx``: one sheet, ABNs as number cells, a blank row and a
-  totals row.
+  two exports pasted together (a blank line, then the header again), a trailing totals row,
+  and every intake fault of docs/ledgers.md: ABNs with spaces and a leading apostrophe, one a
+  spreadsheet turned into ``5.1824753556E+10``, a wrong check digit, ten digits, an ACN in
+  the ABN column (beside nine digits that are no ACN, and the ACN of no registered
+  company), a duplicate supplier_ref, the same ABN twice, an unknown state, a state spelled
+  out, a postcode that lost its leading zero, rows without an ABN (found by name, ambiguous,
+  not found, a name that starts with "Total");
+* ``ledgers/coastal-council/vendors.xlsx``: one sheet, ABNs as number cells (one with a
+  number format), a blank row, a totals row, and cells the spreadsheet broke: ``#N/A`` and
+  ``#DIV/0!`` in the ABN column, an ABN formatted as a date, ``#DIV/0!`` in the spend.
 
 Each ledger-aware rule row of SPEC 3.3 (CONTRACT decisions 13-15) has a dedicated entity and a
 planted row (:func:`plant_ledger_cases`, called by ``build_cases``): the invoice name at 0.9
 and 0.5 similarity exactly and on either side, A$75,000 exactly, the same state with another
 postcode, and a supplier whose ABN status and GST registration change between the as-of date
 and five days later. The rest of each ledger is background suppliers read back from the
-sample's own ABR extract. ``_sample/planted.json`` lists it all under ``ledgers``.
+sample's own ABR extract. ``_sample/planted.json`` lists it all under ``ledgers``: the files,
+the supplier cases by line, and the rows intake ignores (``ignored``: the header again, the
+totals rows).
 """
 
 from __future__ import annotations
@@ -77,10 +82,14 @@ class _Planter:
         spend: str = "",
         gst: str = "",
         case: dict[str, Any] | None = None,
+        cells: dict[str, tuple[str, Any]] | None = None,
     ) -> str:
+        """One ledger row; ``cells`` writes a workbook cell as a spreadsheet holds it:
+        ``("error", "#N/A")``, ``("date", n)`` (n formatted as a date), ``("number", n)``."""
         ref = ref or self.ref("HH" if ledger == CSV_LEDGER else "CC")
         self.b.plan.ledger_rows.setdefault(ledger, []).append(
             {
+                "cells": cells or {},
                 "supplier_ref": ref,
                 "abn": abn,
                 "supplier_name": name,
@@ -286,6 +295,38 @@ def plant_ledger_cases(b: Builder) -> None:
     p.row(X, abn=ent.abn, name=ent.name, state="TAS", postcode="7250", spend="91000", gst="FALSE",
           case=case("ledger/xlsx/gst-spend-above", gst_fail, "gst", "FAIL"))  # fmt: skip
 
+    # -- Intake: an ACN for an ABN, and its neighbours ---------------------------------------
+    ent = b.company(state="SA", postcode="5000")
+    acn = f"{ent.acn[:3]} {ent.acn[3:6]} {ent.acn[6:]}"
+    p.row(L, abn=acn, name=ent.name, state="SA", postcode="5000", spend="$2,000", gst="Y",
+          case=intake("ledger/intake/acn-for-abn", "needs_review", "an ACN (a company's 9-digit number)", candidate=ent.abn))  # fmt: skip
+    wrong = ent.acn[:-1] + str((int(ent.acn[-1]) + 1) % 10)
+    p.row(L, abn=wrong, name=f"{b.word()} HAULAGE", state="SA", postcode="5000", spend="$2,000", gst="Y",
+          case=intake("ledger/intake/nine-digits-not-an-acn", "needs_review", "is not 11 digits"))  # fmt: skip
+    p.row(L, abn=b.next_acn(), name=f"{b.word()} JOINERY", state="SA", postcode="5000", spend="$2,000", gst="Y",
+          case=intake("ledger/intake/acn-of-no-company", "needs_review", "no company in the register has the ACN"))  # fmt: skip
+    # a supplier whose name starts with "Total" is not a totals row
+    ent = b.company(name=f"TOTAL {b.word()} PTY LTD", state="WA", postcode="6000")
+    p.row(L, abn="", name=ent.name, state="WA", postcode="6000", spend="$2,000", gst="Y",
+          case=intake("ledger/intake/name-starting-with-total", "resolved_by_name", abn=ent.abn))  # fmt: skip
+
+    # -- Intake: cells the council's spreadsheet broke ---------------------------------------
+    ent = b.company(state="TAS", postcode="7000")
+    p.row(X, name=ent.name, state="TAS", postcode="7000", spend="12000", gst="TRUE", cells={"abn": ("error", "#N/A")},
+          case=intake("ledger/xlsx/abn-error-na", "needs_review", "the spreadsheet error #N/A", candidate=ent.abn))  # fmt: skip
+    ent = b.company(state="TAS", postcode="7000")
+    p.row(X, name=ent.name, state="TAS", postcode="7000", spend="12000", gst="TRUE", cells={"abn": ("error", "#DIV/0!")},
+          case=intake("ledger/xlsx/abn-error-div0", "needs_review", "the spreadsheet error #DIV/0!", candidate=ent.abn))  # fmt: skip
+    ent = b.company(state="TAS", postcode="7000")
+    p.row(X, name=ent.name, state="TAS", postcode="7000", spend="12000", gst="TRUE", cells={"abn": ("date", int(ent.abn))},
+          case=intake("ledger/xlsx/abn-formatted-as-date", "needs_review", f"the number {ent.abn} formatted as a date", candidate=ent.abn))  # fmt: skip
+    ent = b.company(state="TAS", postcode="7000")
+    p.row(X, abn=ent.abn, name=ent.name, state="TAS", postcode="7000", spend="12000", gst="TRUE", cells={"abn": ("number", int(ent.abn))},
+          case=intake("ledger/xlsx/abn-number-formatted", "verified", abn=ent.abn))  # fmt: skip
+    ent = b.company(state="TAS", postcode="7000")
+    p.row(X, abn=ent.abn, name=ent.name, state="TAS", postcode="7000", gst="TRUE", cells={"annual_spend_aud": ("error", "#DIV/0!")},
+          case=intake("ledger/xlsx/spend-error-div0", "needs_review", "the annual_spend_aud cell holds the spreadsheet error #DIV/0!", abn=ent.abn))  # fmt: skip
+
 
 # ---------------------------------------------------------------------------------- writing
 
@@ -354,6 +395,7 @@ def write_ledgers(out_dir: Path, plan: Any, seed: int, scale: int) -> dict[str, 
     split = wanted[CSV_LEDGER] if len(records) >= sum(wanted.values()) else len(records) // 2
     files = []
     lines: dict[str, dict[str, int]] = {}
+    ignored: list[dict[str, Any]] = []
 
     csv_rows = plan.ledger_rows.get(CSV_LEDGER, []) + _background_rows(records[:split], "HH", rng)
     path = out_dir / "ledgers" / CSV_LEDGER[0] / f"{CSV_LEDGER[1]}.csv"
@@ -365,14 +407,21 @@ def write_ledgers(out_dir: Path, plan: Any, seed: int, scale: int) -> dict[str, 
     at: dict[str, int] = {}
     for i, row in enumerate(csv_rows):
         if i == len(csv_rows) // 2:
-            buffer.write("\r\n")  # a blank line, as spreadsheets export an empty row
-            line += 1
+            # two exports pasted together: a blank line, as spreadsheets export an empty
+            # row, then the second export's header
+            buffer.write("\r\n")
+            writer.writerow(HEADER)
+            line += 2
+            ignored.append({"customer": CSV_LEDGER[0], "ledger": CSV_LEDGER[1], "line": line,
+                            "reason": "the header row again"})  # fmt: skip
         writer.writerow([row[k] for k in KEYS])
         line += 1
         ref = row["supplier_ref"]
         at[ref if ref not in at else f"{ref}#2"] = line
     total = sum(_amount(r["annual_spend_aud"]) for r in csv_rows)
     writer.writerow(["TOTAL", "", "", "", "", "", "", "", f"${total:,.2f}", ""])
+    ignored.append({"customer": CSV_LEDGER[0], "ledger": CSV_LEDGER[1], "line": line + 1,
+                    "reason": "a totals row"})  # fmt: skip
     path.write_bytes(buffer.getvalue().encode("cp1252"))
     files.append(
         {
@@ -388,7 +437,9 @@ def write_ledgers(out_dir: Path, plan: Any, seed: int, scale: int) -> dict[str, 
     xlsx_rows = plan.ledger_rows.get(XLSX_LEDGER, []) + _background_rows(records[split:], "CC", rng)
     path = out_dir / "ledgers" / XLSX_LEDGER[0] / f"{XLSX_LEDGER[1]}.xlsx"
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines[f"{XLSX_LEDGER[0]}/{XLSX_LEDGER[1]}"] = _write_xlsx(path, xlsx_rows)
+    lines[f"{XLSX_LEDGER[0]}/{XLSX_LEDGER[1]}"], totals_line = _write_xlsx(path, xlsx_rows)
+    ignored.append({"customer": XLSX_LEDGER[0], "ledger": XLSX_LEDGER[1], "line": totals_line,
+                    "reason": "a totals row"})  # fmt: skip
     files.append(
         {
             "customer": XLSX_LEDGER[0],
@@ -404,7 +455,7 @@ def write_ledgers(out_dir: Path, plan: Any, seed: int, scale: int) -> dict[str, 
         key = f"{c['customer']}/{c['ledger']}"
         ref = c["supplier_ref"] + ("#2" if c.get("occurrence") == 2 else "")
         cases.append({**c, "line": lines[key].get(ref)})
-    return {"files": files, "cases": cases, "later_days": LATER_DAYS}
+    return {"files": files, "cases": cases, "ignored": ignored, "later_days": LATER_DAYS}
 
 
 def _amount(text: str) -> float:
@@ -414,14 +465,18 @@ def _amount(text: str) -> float:
         return 0.0
 
 
-def _write_xlsx(path: Path, rows: list[dict[str, Any]]) -> dict[str, int]:
+def _write_xlsx(path: Path, rows: list[dict[str, Any]]) -> tuple[dict[str, int], int]:
     """The council's workbook: ABNs as number cells (as a spreadsheet keeps them), a blank
-    row, a totals row. Returns each supplier_ref's row number."""
+    row, a totals row, the cells planted as a spreadsheet breaks them (error values, a number
+    formatted as a date). Returns each supplier_ref's row number, and the totals row's."""
     import xlsxwriter
 
     at: dict[str, int] = {}
     book = xlsxwriter.Workbook(str(path))
     book.set_properties({"created": dt.datetime(2026, 1, 1)})  # same seed, same bytes
+    formats = {"date": book.add_format({"num_format": "dd/mm/yyyy"}),
+               "number": book.add_format({"num_format": "0"})}  # fmt: skip
+    formulas = {"#N/A": "=NA()", "#DIV/0!": "=1/0"}
     try:
         sheet = book.add_worksheet("Vendors")
         sheet.write_row(0, 0, HEADER)
@@ -437,10 +492,16 @@ def _write_xlsx(path: Path, rows: list[dict[str, Any]]) -> dict[str, int]:
             with contextlib.suppress(ValueError):
                 values[8] = float(spend)
             sheet.write_row(r, 0, values)
+            for key, (kind, value) in row.get("cells", {}).items():
+                c = KEYS.index(key)
+                if kind == "error":
+                    sheet.write_formula(r, c, formulas[value], None, value)
+                else:
+                    sheet.write_number(r, c, value, formats[kind])
             at[row["supplier_ref"]] = r + 1
             r += 1
         sheet.write_row(r, 0, ["Total", None, None, None, None, None, None, None,
                                 sum(_amount(x["annual_spend_aud"]) for x in rows)])  # fmt: skip
     finally:
         book.close()
-    return at
+    return at, r + 1

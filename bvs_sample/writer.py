@@ -549,24 +549,27 @@ def _write_planted_json(path: Path, summary: SampleSummary) -> None:
 # (the first one the generator wrote) with one fault, so the parser quarantines exactly it.
 MALFORMED_KINDS: dict[str, tuple[str, ...]] = {
     "directors": ("bad_acn_check_digit", "bad_date", "missing_key"),
-    "adverse/ACCC": ("bad_abn_check_digit", "bad_date"),
+    "adverse/ACCC": ("wrong_field_count", "bad_date"),
     "adverse/QBCC": ("missing_key",),
-    "gazette": ("bad_date", "bad_acn_check_digit", "wrong_field_count"),
-    "licences/QBCC": ("bad_date", "bad_abn_check_digit"),
+    "gazette": ("bad_date", "missing_key", "wrong_field_count"),
+    "licences/QBCC": ("bad_date", "wrong_field_count"),
     "licences/NSW_FAIR_TRADING": ("missing_key",),
     "industry": ("bad_abn_check_digit", "missing_key", "wrong_field_count"),
-    "ppsr": ("bad_date", "bad_acn_check_digit", "missing_key"),
+    "ppsr": ("bad_date", "wrong_field_count", "missing_key"),
     "registers/TAX_PRACTITIONERS": ("bad_date",),
-    "registers/GOV_CONTRACTS": ("bad_abn_check_digit", "missing_key"),
+    "registers/GOV_CONTRACTS": ("wrong_field_count", "missing_key"),
     "banned_persons": ("bad_date", "wrong_field_count", "missing_key"),
-    "banned_organisations": ("bad_acn_check_digit", "stray_tab", "bad_date"),
-    "advisers": ("stray_tab", "bad_date", "bad_abn_check_digit"),
-    "afs": ("bad_abn_check_digit", "bad_date", "missing_key"),
-    "credit": ("bad_abn_check_digit", "bad_date"),
+    "banned_organisations": ("wrong_field_count", "stray_tab", "bad_date"),
+    "advisers": ("stray_tab", "bad_date", "missing_key"),
+    "afs": ("wrong_field_count", "bad_date", "missing_key"),
+    "credit": ("wrong_field_count", "bad_date"),
     "liquidators": ("bad_date", "missing_key"),
     "charities": ("bad_abn_check_digit", "wrong_field_count"),
     "asx": ("wrong_field_count", "missing_key"),
 }
+# An identifier a record only lists (not its key) is kept even when it fails its check digits
+# (CONTRACT decision 19): the check-digit faults go only into key identifiers (directors' ACN,
+# industry's and charities' ABN); the planted cases hold records listing such identifiers.
 # Per file: the columns a fault goes into (date, ABN, ACN, key, free text).
 _FAULT_COLUMNS: dict[str, dict[str, str]] = {
     "directors": {"date": "appointed_date", "acn": "acn", "key": "person_name"},

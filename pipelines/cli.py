@@ -223,6 +223,8 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
             print(f"  the full output: {log}", file=sys.stderr)
         return 1
     _print_summary(settings, published="serving/snapshot" in materialized)
+    for line in _passed_over(result):
+        print(f"bvs run: warning: {line}", file=sys.stderr)
     if failed_sources:
         print(
             f"bvs run: {len(failed_sources)} source(s) FAILED and kept their last good data;"
@@ -261,6 +263,18 @@ def _failed_sources(result: Any) -> list[str]:
             message = metadata.get("message")
             lines[event.step_key] = str(message.value if message is not None else event.step_key)
     return sorted(lines.values())
+
+
+def _passed_over(result: Any) -> list[str]:
+    """One line per landed file a source passed over (a corrupt zip its name dates before
+    the snapshot read): it was not read, and failed nothing."""
+    lines = set()
+    for event in result.get_asset_materialization_events():
+        metadata = event.materialization.metadata
+        passed_over = metadata.get("passed_over")
+        if passed_over is not None:
+            lines |= set(str(passed_over.value).splitlines())
+    return sorted(lines)
 
 
 def _print_summary(settings: Settings, *, published: bool) -> None:

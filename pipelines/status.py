@@ -100,14 +100,15 @@ def _loads(
     if not has_meta or not has_meta[0]:
         return {}, {}
     latest = {}
-    for source, extract_date, finished_at, rows, quarantined in con.execute(
+    for load_id, source, extract_date, finished_at, rows, quarantined in con.execute(
         """
-        select source, extract_date, finished_at, row_counts, quarantined
+        select load_id, source, extract_date, finished_at, row_counts, quarantined
         from meta.loads where status = 'loaded'
         qualify row_number() over (partition by source order by finished_at desc) = 1
         """
     ).fetchall():
         latest[source] = {
+            "load_id": load_id,
             "extract_date": extract_date,
             "finished_at": finished_at,
             "rows": json.loads(rows or "{}"),
@@ -120,6 +121,9 @@ def _loads(
         qualify row_number() over (partition by source order by started_at desc) = 1
         """
     ).fetchall():
+        if status == "unchanged" and source in latest:
+            # the refused files are gone: the checks are those of the files back in place
+            load_id = latest[source]["load_id"]
         checks = [
             {k: row[k] for k in ("table_name", "check_name", "passed", "observed", "expected")}
             for row in dq_report(con, load_id)

@@ -44,3 +44,27 @@ def test_readme_command_table_names_every_bvs_command() -> None:
     parser = build_parser()
     commands = next(a for a in parser._actions if a.dest == "command").choices  # noqa: SLF001
     assert [c for c in commands if f"`bvs {c}" not in readme] == []
+
+
+def test_landing_page_says_which_files_each_folder_reads() -> None:
+    """Issue 34: every file, the newest snapshot or the newest file, as the loader does."""
+    from pipelines.ingest.files import dated_name_key, every_file_key, latest_file_key
+
+    reads = {
+        every_file_key: "every file",
+        dated_name_key: "newest snapshot",
+        latest_file_key: "newest file",
+    }
+    page = (ROOT / "docs" / "landing.md").read_text()
+    header = next(line for line in page.splitlines() if line.startswith("| folder |"))
+    column = [c.strip() for c in header.split("|")].index("a load reads")
+    rows = [
+        [c.strip() for c in line.split("|")] for line in page.splitlines() if line.startswith("| `")
+    ]
+    documented = {(cells[1].strip("`").rstrip("/"), cells[column]) for cells in rows}
+    wrong = [
+        name
+        for name, source in SOURCES.items()
+        if (source.folder, reads[source.snapshot_key]) not in documented
+    ]
+    assert wrong == []

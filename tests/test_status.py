@@ -1,8 +1,13 @@
 """`bvs status` and the summary after `bvs run`: what they count (pipelines/status.py)."""
 
+import datetime as dt
+
 import duckdb
 
-from pipelines.status import _mart_counts, mart_rows
+from pipelines.settings import Settings
+from pipelines.status import _mart_counts, collect_status, mart_rows, render_status
+from pipelines.warehouse.meta import ensure_meta
+from pipelines.warehouse.quality import CheckOutcome, record_outcomes
 
 
 def test_mart_tables_are_counted_and_views_are_not_run() -> None:
@@ -17,3 +22,40 @@ def test_mart_tables_are_counted_and_views_are_not_run() -> None:
 
     assert counts == {"marts.tiles": None, "marts.verifications": 3}
     assert [mart_rows(n) for n in counts.values()] == ["view", "3 rows"]
+
+
+def test_a_failure_cleared_by_the_last_good_files_shows_loaded_with_their_checks(
+    settings: Settings,
+) -> None:
+    """Issue 34: a failed attempt, then an "unchanged" one (the refused files are gone): the
+    source is loaded again, with the checks of the load whose files are back."""
+    at = dt.datetime(2026, 11, 18, 1, 0, tzinfo=dt.UTC)
+    loads = [
+        ("ppsr-1", "loaded", at, "8 rows from 1 files"),
+        ("ppsr-2", "failed", at + dt.timedelta(hours=1), "ppsr: registrations_2.csv: ..."),
+        ("ppsr-3", "unchanged", at + dt.timedelta(hours=2), "the landed files are again ..."),
+    ]
+    with duckdb.connect(str(settings.warehouse)) as con:
+        ensure_meta(con)
+        for load_id, status, started, message in loads:
+            con.execute(
+                "insert into meta.loads values (?, 'ppsr', ?, ?, ?, null, null, ?, 0, ?)",
+                [load_id, status, started, started, '{"ppsr__registrations": 8}', message],
+            )
+        outcome = CheckOutcome("not_empty", True, True, "8 rows", "at least 1 row", "{}", "sql")
+        for load_id in ("ppsr-1", "ppsr-2"):
+            record_outcomes(
+                con,
+                load_id=load_id,
+                source="ppsr",
+                table="raw.ppsr__registrations",
+                outcomes=[outcome],
+            )
+
+    status = collect_status(settings, today=dt.date(2026, 11, 20))
+
+    (ppsr,) = [s for s in status["sources"] if s["source"] == "ppsr"]
+    assert (ppsr["status"], ppsr["last_attempt"]) == ("loaded", "unchanged")
+    assert ppsr["last_load_id"] == "ppsr-1"
+    assert [c["check_name"] for c in ppsr["checks"]] == ["not_empty"]
+    assert "last attempt failed" not in render_status(status)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from bvs_sample.cases.abr import plant_abn_status, plant_gst
+from bvs_sample.cases.abr import plant_abn_status, plant_gst, plant_identity_risk
 from bvs_sample.cases.asic import plant_business_names, plant_company_status, plant_phoenix
 from bvs_sample.cases.builder import Builder, CasePlan
 from bvs_sample.cases.enforcement import (
@@ -30,12 +30,18 @@ from bvs_sample.cases.enforcement import (
     plant_conduct,
     plant_disability,
     plant_workplace,
+    plant_workplace_record_kinds,
 )
 from bvs_sample.cases.financial_services import plant_financial_services
+from bvs_sample.cases.identifiers import plant_listed_identifiers
 from bvs_sample.cases.insolvency import plant_gazette, plant_insolvency
 from bvs_sample.cases.licences import plant_licence
 from bvs_sample.cases.persons import plant_persons
-from bvs_sample.cases.registers import plant_matches_only, plant_registers
+from bvs_sample.cases.registers import (
+    plant_government_contracts_window,
+    plant_matches_only,
+    plant_registers,
+)
 from bvs_sample.ledgers import plant_ledger_cases
 
 
@@ -60,4 +66,8 @@ def build_cases(*, scale: int, seed: int, extract_date: dt.date) -> CasePlan:
     plant_registers(b)
     plant_matches_only(b)
     plant_ledger_cases(b)
+    plant_identity_risk(b)
+    plant_listed_identifiers(b)
+    plant_government_contracts_window(b)
+    plant_workplace_record_kinds(b)
     return b.plan

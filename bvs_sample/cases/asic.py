@@ -21,7 +21,11 @@ def plant_company_status(b: Builder) -> None:
         abn_status = "CAN" if status in ("DRGD", "CNCL", "DISS") else "ACT"
         dereg = b.months(3) if status == "DRGD" else None
         ent = b.company(co_status=status, abn_status=abn_status, dereg=dereg)
-        b.case(f"company_status/{status.lower()}", ent, row, "company_status", outcome)
+        # a FAIL here, or the insolvency FAIL of a company in external administration, is a
+        # decisive identity failure: the risk is at least high (CONTRACT decision 21)
+        decisive = outcome == "FAIL" or status == "EXAD"
+        b.case(f"company_status/{status.lower()}", ent, row, "company_status", outcome,
+               risk=("high", "critical") if decisive else None)  # fmt: skip
     b.case("company_status/acn-not-found", b.company(in_asic=False), "ACN not found => N/A",
            "company_status", "N/A")  # fmt: skip
     b.case("company_status/no-acn", b.other(code="DTT", name=f"THE TRUSTEE FOR {b.word()} TRUST"),

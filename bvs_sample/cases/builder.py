@@ -15,7 +15,7 @@ from bvs_sample import words as W
 from bvs_sample.entity_types import ENTITY_TYPES
 from bvs_sample.families.asx import ASX_CODE_CAPACITY, asx_codes
 from bvs_sample.numbering import Numbering
-from pipelines.identifiers import abn_from_acn
+from pipelines.identifiers import abn_from_acn, abn_is_valid, acn_is_valid
 from pipelines.matching import normalise_name, trigram_similarity
 
 CRLF = "\r\n"
@@ -122,6 +122,12 @@ class Builder:
         y, m = divmod(self.as_of.year * 12 + self.as_of.month - 1 - n, 12)
         day = min(self.as_of.day, calendar.monthrange(y, m + 1)[1])
         return dt.date(y, m + 1, day) - dt.timedelta(days=days)
+
+    def financial_year_start(self, years_back: int = 0) -> dt.date:
+        """1 July of the Australian financial year holding the as-of date, ``years_back``
+        financial years earlier."""
+        year = self.as_of.year - (0 if self.as_of.month >= 7 else 1) - years_back
+        return dt.date(year, 7, 1)
 
     def ago(self, days: int) -> dt.date:
         return self.as_of - dt.timedelta(days=days)
@@ -319,6 +325,21 @@ class Builder:
             f"{ent.abn if abn else ''}{CRLF}"
         )
 
+    # -- identifiers a record lists that name no entity (CONTRACT decision 19) -------------
+
+    def unknown_abn(self) -> str:
+        """A valid ABN no ABR record has (an index the background and the cases never use)."""
+        abn = self.numbers.abn_for(self.body_index)
+        self.body_index += 1
+        return abn
+
+    @staticmethod
+    def failing_check_digits(identifier: str) -> str:
+        """``identifier`` with its last digit changed: it fails its check digits."""
+        bad = identifier[:-1] + str((int(identifier[-1]) + 1) % 10)
+        assert not (abn_is_valid(bad) if len(bad) == 11 else acn_is_valid(bad)), bad
+        return bad
+
     # -- register rows --------------------------------------------------------------------
 
     def row(self, key: str, **values: Any) -> list[str]:
@@ -342,13 +363,14 @@ class Builder:
 
     def adverse(self, ent: Ent | None, regulator: str, severity: str, status: str, *,
                 day: dt.date | None = None, action: str = "", name: str = "",
-                abn: bool = True, k: int = 0) -> dict[str, str]:  # fmt: skip
+                abn: bool = True, k: int = 0, listed_abn: str = "") -> dict[str, str]:  # fmt: skip
         record_id = f"{regulator[:4]}-P{ent.j if ent else 0:05d}{k}"
         action = action or {"ACCC": "COURT_ORDER", "FWO": "COMPLIANCE_NOTICE",
                             "NDIS_COMMISSION": "BANNING_ORDER"}.get(regulator, "Disciplinary action")  # fmt: skip
         day = day or self.months(4)
         self.row(f"adverse/{regulator}", regulator=regulator, record_id=record_id,
-                 abn=ent.abn if (ent and abn) else "", entity_name=name or (ent.name if ent else ""),
+                 abn=listed_abn or (ent.abn if (ent and abn) else ""),
+                 entity_name=name or (ent.name if ent else ""),
                  action_type=action, severity=severity, status=status, action_date=day,
                  resolved_date=self.months(1) if status == "RESOLVED" else None,
                  summary=f"{action.replace('_', ' ').capitalize()} (planted case)",
@@ -357,22 +379,24 @@ class Builder:
 
     def licence(self, ent: Ent, register: str, trade: str, status: str, *, k: int = 0,
                 expiry: dt.date | None = None, abn: bool = True, acn: bool = False,
-                name: str = "") -> dict[str, str]:  # fmt: skip
+                name: str = "", listed_abn: str = "") -> dict[str, str]:  # fmt: skip
         number = f"{register[:2]}P{ent.j:05d}{k}"
         if expiry is None:
             expiry = self.ahead(400) if status in ("ACTIVE", "CONDITIONAL") else self.months(3)
         self.row(f"licences/{register}", register=register, licence_number=number,
-                 licensee_name=name or ent.name, abn=ent.abn if abn else "",
+                 licensee_name=name or ent.name, abn=listed_abn or (ent.abn if abn else ""),
                  acn=ent.acn if acn else "", licence_class="Contractor licence", trade=trade,
                  status=status, granted_date=self.months(60), expiry_date=expiry)  # fmt: skip
         return {"register": register, "licence_number": number}
 
     def register(self, ent: Ent, register: str, status: str, *, abn: bool = True,
-                 acn: str = "", name: str = "", person: str = "", k: int = 0) -> dict[str, str]:  # fmt: skip
+                 acn: str = "", name: str = "", person: str = "", k: int = 0,
+                 listed_abn: str = "", day: dt.date | None = None) -> dict[str, str]:  # fmt: skip
         record_id = f"{register[:3]}P{ent.j:05d}{k}"
         self.row(f"registers/{register}", register=register, record_id=record_id,
-                 abn=ent.abn if abn else "", acn=acn, entity_name=name or ("" if person else ent.name),
-                 person_name=person, status=status, status_date=self.months(8),
+                 abn=listed_abn or (ent.abn if abn else ""), acn=acn,
+                 entity_name=name or ("" if person else ent.name),
+                 person_name=person, status=status, status_date=day or self.months(8),
                  detail="planted case")  # fmt: skip
         return {"register": register, "record_id": record_id}
 
@@ -392,7 +416,14 @@ class Builder:
         non_matches: list[dict[str, Any]] | None = None,
         abn: str = "",
         in_abr: bool = True,
+        risk: tuple[str, ...] | None = None,
+        identity_failures: tuple[str, ...] | None = None,
+        reason: str | None = None,
     ) -> None:
+        """One planted case: the entity, the SPEC row, the tile it decides and the flags that
+        fire or not; ``risk``: the risk levels the verify response may have; and
+        ``identity_failures``: the decisive identity tiles it names (CONTRACT decision 21);
+        ``reason``: words the tile's reason holds, where rows share a status."""
         doc: dict[str, Any] = {"id": case_id, "abn": ent.abn if ent else abn, "spec": spec}
         if ent is not None:
             doc["entity_name"] = ent.name
@@ -405,6 +436,12 @@ class Builder:
             doc["status"] = status
         doc["flags"] = list(flags)
         doc["not_flags"] = list(not_flags)
+        if risk is not None:
+            doc["risk"] = list(risk)
+        if identity_failures is not None:
+            doc["identity_failures"] = list(identity_failures)
+        if reason is not None:
+            doc["reason"] = reason
         doc["matches"] = matches or []
         doc["non_matches"] = non_matches or []
         for m in doc["matches"] + doc["non_matches"]:

@@ -184,3 +184,33 @@ def plant_disability(b: Builder) -> None:
     b.case("disability_register/individual-name-decoy", ent,
            "No action found => N/A (name similarity not above 0.65)", "disability_register", "N/A",
            non_matches=[match(t, r, name=decoy, threshold_key="match_adverse/NDIS_COMMISSION")])  # fmt: skip
+
+
+def plant_workplace_record_kinds(b: Builder) -> None:
+    """Workplace compliance's rows beside SPEC 2.5's four workplace notice types: a notice or
+    undertaking no longer in force is still found; litigation alone, the regulator's court
+    proceedings, is no clean record (decided, docs/verification.md)."""
+    t = "match_adverse"
+    w = "workplace_compliance"
+    ent = b.company()
+    r = b.adverse(ent, "FWO", "MEDIUM", "RESOLVED", action="INFRINGEMENT_NOTICE")
+    b.case("workplace_compliance/resolved-infringement-notice", ent,
+           "Notice or undertaking found => WARN (no longer in force)", w, "WARN",
+           reason="no longer in force", matches=[match(t, r, "abn")])  # fmt: skip
+    ent = b.company()
+    r = b.adverse(ent, "FWO", "MEDIUM", "ACTIVE", action="INFRINGEMENT_NOTICE")
+    b.case("workplace_compliance/active-infringement-notice", ent,
+           "Notice or undertaking found => WARN", w, "WARN",
+           reason="Notice or undertaking found => WARN", matches=[match(t, r, "abn")])  # fmt: skip
+    ent = b.company()
+    r = b.adverse(ent, "FWO", "HIGH", "ACTIVE", action="LITIGATION")
+    b.case("workplace_compliance/litigation-only", ent,
+           "Litigation found => WARN (decided: not a notice or undertaking, no clean record)", w,
+           "WARN", reason="Litigation found", matches=[match(t, r, "abn")])  # fmt: skip
+    ent = b.company()
+    r = b.adverse(ent, "FWO", "HIGH", "ACTIVE", action="LITIGATION")
+    r2 = b.adverse(ent, "FWO", "MEDIUM", "ACTIVE", action="COMPLIANCE_NOTICE", k=1)
+    b.case("workplace_compliance/litigation-and-a-notice", ent,
+           "Notice or undertaking found => WARN (the notice decides the row)", w, "WARN",
+           reason="Notice or undertaking found => WARN",
+           matches=[match(t, r, "abn"), match(t, r2, "abn")])  # fmt: skip

@@ -9,7 +9,8 @@ def plant_insolvency(b: Builder) -> None:
     t = "match_insolvency"
     ent = b.company(co_status="EXAD")
     b.case("insolvency/exad-by-abn", ent, "Found with status EXAD => FAIL", "insolvency", "FAIL",
-           matches=[match(t, {"acn": ent.acn}, "abn")])  # fmt: skip
+           matches=[match(t, {"acn": ent.acn}, "abn")], risk=("high", "critical"),
+           identity_failures=("insolvency",))  # fmt: skip
     ent = b.company(co_status="DISS", abn_status="CAN")
     b.case("insolvency/diss-by-abn", ent,
            "only status EXAD or DISS retained (a DISS company is on the register)",

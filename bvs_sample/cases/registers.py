@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from bvs_sample import formats as F
 from bvs_sample.cases.builder import Builder, Ent, Officer, match
 
@@ -153,3 +155,20 @@ def plant_matches_only(b: Builder) -> None:
     b.case("ppsr/three-current-registrations", ent,
            "Shape B ppsr.registrations (integer count): current while end_date is null or in the future",
            matches=rs)  # fmt: skip
+
+
+def plant_government_contracts_window(b: Builder) -> None:
+    """Government contracts "covers two financial years" (SPEC 3.3): the current financial
+    year and the one before, from 1 July a year before the current one began."""
+    t = "match_registers"
+    s = "Government contracts (ABN exact; covers two financial years): found => PASS"
+    first = b.financial_year_start(1)
+    ent = b.company()
+    r = b.register(ent, "GOV_CONTRACTS", "Published", day=first)
+    b.case("government_contracts/first-day-of-the-previous-financial-year", ent, s,
+           "government_contracts", "PASS", matches=[match(t, r, "abn")])  # fmt: skip
+    ent = b.company()
+    r = b.register(ent, "GOV_CONTRACTS", "Published", day=first - dt.timedelta(days=1))
+    b.case("government_contracts/last-day-before-the-two-financial-years", ent,
+           "Government contracts: none => N/A (a contract before the two financial years)",
+           "government_contracts", "N/A", matches=[match(t, r, "abn")])  # fmt: skip

@@ -8,9 +8,8 @@ from bvs_sample.families.asic_companies import BAD_DMY
 from bvs_sample.families.core import CRLF, STATE_CODES
 from bvs_sample.families.names import EntityNames
 from bvs_sample.sinks import xml_text
-from pipelines.identifiers import abn_is_valid
 
-BUSINESS_NAME_KINDS = ("wrong_field_count", "bad_date", "bad_abn_check_digit")
+BUSINESS_NAME_KINDS = ("wrong_field_count", "bad_date", "missing_name")
 
 
 def _other_names_count(u: float, v: float) -> int:
@@ -125,9 +124,8 @@ class BusinessNames(EntityNames):
             "",
             abn,
         ]
-        if kind == "bad_abn_check_digit":
-            cols[7] = abn[:10] + str((int(abn[10]) + 1) % 10)
-            assert not abn_is_valid(cols[7])
+        if kind == "missing_name":  # a listed ABN failing its check digits is kept: decision 19
+            cols[1] = "   "
         elif kind == "bad_date":
             cols[3] = self.pick(BAD_DMY)
         elif self.rnd() < 0.5:  # wrong_field_count: a field missing ...

@@ -30,3 +30,17 @@
         end
     )
 {%- endmacro %}
+
+{#
+    The first day (1 July) of the Australian financial year that holds `date_expr`, moved
+    `years_back` financial years earlier: for 2026-11-28, 2026-07-01 (0) or 2025-07-01 (1).
+#}
+{% macro financial_year_start(date_expr, years_back=0) -%}
+    make_date(
+        cast(extract(year from {{ date_expr }}) as integer)
+            - case when extract(month from {{ date_expr }}) >= 7 then 0 else 1 end
+            - {{ years_back }},
+        7,
+        1
+    )
+{%- endmacro %}

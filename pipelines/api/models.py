@@ -53,10 +53,17 @@ class Tile(Strict):
     )
 
 
+IDENTITY_FAILURES = (
+    "the decisive identity checks that FAIL (abn_status, company_status, insolvency, gst):"
+    " any of them puts the risk at least high (CONTRACT decision 21)"
+)
+
+
 class Risk(Strict):
     score: float
     level: Literal["low", "medium", "high", "critical"]
     flags: list[str]
+    identity_failures: list[str] = Field(description=IDENTITY_FAILURES)
 
 
 class Attacked(Strict):
@@ -236,6 +243,15 @@ class Campaign(Strict):
     )
 
 
+class NameMatched(Strict):
+    name: str
+    similarity: float
+
+
+class OtherNameMatch(NameMatched):
+    ticker: str
+
+
 class ViperResponse(Strict):
     query: str
     ticker: str | None
@@ -254,6 +270,14 @@ class ViperResponse(Strict):
     allegation_type: str | None = Field(default=None, description="present when a target is found")
     campaigns: list[Campaign]
     activists: list[ActivistEntity]
+    name_match: NameMatched | None = Field(
+        default=None,
+        description="by name: the target's company name that matched, and its similarity"
+        " (at least 0.65 after normalisation, CONTRACT decision 20)",
+    )
+    other_name_matches: list[OtherNameMatch] | None = Field(
+        default=None, description="by name: the other targets that met the threshold, best first"
+    )
     notice: str
 
 
@@ -387,7 +411,10 @@ class LedgerRun(Strict):
     run_date: str
     suppliers: int
     by_resolution: dict[str, int]
-    by_risk_level: dict[str, int]
+    by_risk_level: dict[str, int] = Field(
+        description="suppliers by risk level; `unverified`: no ABN to verify (they need review),"
+        " so the levels add up to `suppliers`"
+    )
     changes: int
     alerts: int
     snapshot_id: str
@@ -420,6 +447,7 @@ class LedgerRisk(Strict):
     score: float | None
     level: Literal["low", "medium", "high", "critical"] | None
     flags: list[str]
+    identity_failures: list[str] = Field(description=IDENTITY_FAILURES)
 
 
 class LedgerSupplier(Strict):
@@ -443,6 +471,9 @@ class LedgerPage(Strict):
     ledger: str
     run: LedgerRun
     total: int
+    order: Literal["risk", "line"] = Field(
+        description="risk: highest risk first (the report's act-first order); line: file order"
+    )
     offset: int
     limit: int
     next_offset: int | None

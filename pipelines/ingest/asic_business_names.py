@@ -3,7 +3,8 @@
 Tab-separated, no quoting, UTF-8 with BOM and CRLF, 8 columns. ``BN_NAME`` is padded with
 leading spaces (trimmed here, like every value). ``BN_STATUS`` is kept as published
 (``Registered``, ``Cancelled``, the undocumented ``Deregistered``, or anything new).
-``BN_ABN`` may be empty; a present ABN must pass its check digits. A row without a name is
+``BN_ABN`` may be empty; a present ABN is kept as listed even when it fails its check digits
+(the matching then finds it names no entity: CONTRACT decision 19). A row without a name is
 quarantined. Columns are read by header name; extra columns (e.g. ``BN_RENEW_DT``) are ignored.
 """
 

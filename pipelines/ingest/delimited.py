@@ -16,7 +16,10 @@ spec's Arrow schema. What it does for every source:
 * **Header** columns are matched by name (case and repeated spaces ignored), in any order.
   A missing required column fails the file with :class:`SourceFileError` naming the missing
   and the unexpected columns; a missing optional column loads as null; extra columns are
-  ignored.
+  ignored. A header-only file (no rows) whose header has unexpected columns (neither read
+  nor declared unread) has its header line quarantined: no row shows whether its rows
+  would carry the column or lack it (then every row would be quarantined), so it does not
+  load without a word.
 * **Values** are trimmed of surrounding whitespace, and an empty value is null. Identifier
   columns lose their spaces, and ``0``/``00000000000``/empty mean null (as
   :func:`pipelines.identifiers.clean_identifier`); a present identifier must pass its check
@@ -108,6 +111,8 @@ class DelimitedSpec:
     # Lines before the header (a title and a blank line in the ASX list): dropped, but still
     # counted, so line numbers stay physical (the header is then line preamble_lines + 1).
     preamble_lines: int = 0
+    # Headers the file has that are not read (the layout's unread columns): not unexpected.
+    unread: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         data_fields = [f for f in self.schema if f.name not in LINEAGE_COLUMNS]
@@ -167,8 +172,9 @@ def declared_spec(
     """The spec of a file declared as a :class:`~pipelines.ingest.tables.Layout`.
 
     The loaded columns with a header are read by it (required unless declared optional);
-    date columns are parsed in ``date_format``; abn, acn and abn_or_acn columns have their
-    check digits verified. Loaded columns without a header (values from the file name) are
+    date columns are parsed in ``date_format``; abn, acn and abn_or_acn columns are cleaned,
+    and a key one (the record's own identity) must pass its check digits; an identifier the
+    record only lists is kept as listed (CONTRACT decision 19). Loaded columns without a header (values from the file name) are
     the caller's to add, so the spec's schema holds only the read ones.
     """
     read = [c for c in layout.loaded if c.header is not None]
@@ -178,6 +184,7 @@ def declared_spec(
         schema=pa.schema([*(c.field() for c in read), *_lineage_fields(layout)]),
         columns={c.header: c.name for c in read if c.header is not None},
         required=frozenset(c.header for c in read if c.header is not None and not c.optional),
+        unread=frozenset(c.header for c in layout.columns if not c.loaded and c.header),
         dates=frozenset(c.name for c in read if c.kind == "date"),
         identifiers={c.name: _ID_KINDS[c.kind] for c in read if c.kind in _ID_KINDS},
         delimiter=delimiter,
@@ -211,9 +218,10 @@ def read_delimited(
 
     The last batch may be smaller. Quarantined rows travel with the next batch yielded
     after they are read (a file of only bad rows yields one batch with an empty table).
-    A header-only file yields nothing. Raises SourceFileError (naming the file) for an empty
-    file, a header that is not this data set's, or a file that cannot be read (corrupt zip
-    member, invalid UTF-16, an unreadable quoted header).
+    A header-only file yields nothing, unless its header has unexpected columns: then one
+    batch with no rows and the header line quarantined. Raises SourceFileError (naming the
+    file) for an empty file, a header that is not this data set's, or a file that cannot be
+    read (corrupt zip member, invalid UTF-16, an unreadable quoted header).
     """
     if batch_rows < 1:
         raise ValueError("batch_rows must be at least 1")
@@ -250,9 +258,11 @@ def read_delimited(
         done: list[pa.Table] = []  # converted rows not yet yielded
         done_rows = 0
         quarantine: list[Quarantined] = []
+        any_row = False  # a row, loaded or quarantined
         for piece in pieces:
             table, rejected = converter.convert(piece.table)
             quarantine += piece.quarantine + rejected
+            any_row = any_row or bool(table.num_rows or piece.quarantine or rejected)
             if table.num_rows:
                 done.append(table)
                 done_rows += table.num_rows
@@ -265,6 +275,13 @@ def read_delimited(
         if done_rows or quarantine:
             rows = pa.concat_tables(done) if done else _empty(spec.schema)
             yield _batch(spec, rows, quarantine)
+        elif not any_row and (unexpected := _unexpected(spec, header)):
+            reason = (
+                f"header only, no rows: the {spec.dataset} header has unexpected column(s)"
+                f" {unexpected}"
+            )
+            line = Quarantined.of(file.name, spec.preamble_lines + 1, reason, header_line)
+            yield _batch(spec, _empty(spec.schema), [line])
 
 
 def _batch(spec: DelimitedSpec, rows: pa.Table, quarantine: list[Quarantined]) -> Batch:
@@ -408,13 +425,19 @@ def _layout(spec: DelimitedSpec, header: list[str], name: str) -> dict[str, int]
     index = {n: i for i, n in enumerate(names)}
     missing = [h for h in spec.columns if h in spec.required and _normal(h) not in index]
     if missing:
-        unexpected = [h.strip() for h, n in zip(header, names, strict=True) if n not in known]
+        unexpected = _unexpected(spec, header)
         raise SourceFileError(
             name,
             f"not the {spec.dataset} header: missing required column(s) {missing}"
             + (f"; unexpected column(s) {unexpected}" if unexpected else ""),
         )
     return {col: index[_normal(h)] for h, col in spec.columns.items() if _normal(h) in index}
+
+
+def _unexpected(spec: DelimitedSpec, header: list[str]) -> list[str]:
+    """The header's columns the spec neither reads nor declares unread (empty names aside)."""
+    known = {_normal(h) for h in (*spec.columns, *spec.unread)}
+    return [h.strip() for h in header if h.strip() and _normal(h) not in known]
 
 
 # --- lines to pieces of raw rows ------------------------------------------------------------
@@ -666,7 +689,12 @@ class _Converter:
                 problems.append((bad, reason, text))
             elif kind := self.spec.identifiers.get(f.name):
                 values, present, bad = clean_identifiers(text, kind)
-                problems.append((bad, f"invalid {kind} in {header}", text))
+                if not f.nullable:
+                    # the record's own key: a row without a readable one is malformed
+                    problems.append((bad, f"invalid {kind} in {header}", text))
+                # else an identifier the record lists (CONTRACT decision 19): kept as listed,
+                # check digits or not; the matching finds it names no entity ("listed ABN
+                # not found") and matches the record by its register's name rule
             elif f.type in _TYPED:
                 values, bad = parse_typed(text, f.type)
                 problems.append((bad, f"bad {_TYPED[f.type]} in {header}", text))

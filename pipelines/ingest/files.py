@@ -37,27 +37,45 @@ def discover(
     folder: Path,
     patterns: tuple[str, ...],
     snapshot_key: Callable[[str], SnapshotKey],
+    *,
+    passed_over: list[str] | None = None,
 ) -> list[LandingFile]:
-    """The files of the newest snapshot in ``folder`` (sorted by part), or [] if none."""
+    """The files of the newest snapshot in ``folder`` (sorted by part), or [] if none.
+
+    A zip that cannot be opened (truncated, corrupt) may hold any part of any snapshot, so it
+    fails the discovery (SourceFileError naming it), unless its own name dates it before the
+    newest snapshot found: then it would not be read anyway, and it is passed over, the reason
+    appended to ``passed_over``. A source whose every file is read (``every_file_key``) has
+    one snapshot, so a corrupt zip there always fails.
+    """
     if not folder.is_dir():
         return []
     candidates: list[LandingFile] = []
+    broken: list[tuple[Path, SourceFileError]] = []
     for path in sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")):
         if path.suffix.lower() == ".zip":
             try:
                 with zipfile.ZipFile(path) as archive:
                     members = [m for m in archive.namelist() if not m.endswith("/")]
             except (zipfile.BadZipFile, OSError) as exc:
-                raise SourceFileError(path.name, f"cannot open zip: {exc}") from exc
+                error = SourceFileError(path.name, f"cannot open zip: {exc}")
+                error.__cause__ = exc
+                broken.append((path, error))
+                continue
             for member in members:
                 if matches(Path(member).name, patterns):
                     candidates.append(LandingFile(path, member))
         elif matches(path.name, patterns):
             candidates.append(LandingFile(path))
-    if not candidates:
-        return []
     keyed = [(snapshot_key(c.inner_name), c) for c in candidates]
-    newest = max(k.snapshot for k, _ in keyed)
+    newest = max((k.snapshot for k, _ in keyed), default=None)
+    for path, error in broken:
+        if newest is None or not _dated_before(path.name, snapshot_key, newest):
+            raise error
+        if passed_over is not None:
+            passed_over.append(
+                f"{error}; passed over: its name dates it before the newest snapshot, the one read"
+            )
     chosen: dict[str, LandingFile] = {}
     for key, candidate in keyed:
         if key.snapshot != newest:
@@ -67,6 +85,12 @@ def discover(
         if previous is None or (previous.member is not None and candidate.member is None):
             chosen[key.part] = candidate
     return [chosen[part] for part in sorted(chosen)]
+
+
+def _dated_before(name: str, snapshot_key: Callable[[str], SnapshotKey], newest: str) -> bool:
+    """Whether a file's own name carries a date (6-8 digits) placing it in a snapshot older
+    than ``newest``. A name without a date says nothing about what the file holds."""
+    return _DIGITS.search(name) is not None and snapshot_key(name).snapshot < newest
 
 
 _DIGITS = re.compile(r"(\d{6,8})")

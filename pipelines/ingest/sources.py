@@ -101,6 +101,10 @@ class Source:
         return {AREA_TAG: self.area}
 
 
+# SPEC 3.3 refreshes the financial advisers and the banned and disqualified registers
+# weekly: a week old is stale, as the weekly ABR extract is.
+WEEKLY_REGISTER_REFRESH_DAYS = 7
+
 # ASIC names its company and business-name extracts by month (`company_YYYYMM.csv`), so
 # their extract date is the first of that month: this month's file, refreshed weekly, is
 # current until next month's arrives. Stale once the month after it is a week old, rather
@@ -117,13 +121,14 @@ def raw_table(
     key_filter: str | None = None,
     accumulates: bool = False,
 ) -> RawTable:
-    """A raw table and its checks; its ABN and ACN columns (kinds abn, acn) are checked for
-    check digits."""
+    """A raw table and its checks; its key ABN and ACN columns (kinds abn, acn: the record's
+    own identity) are checked for check digits. An identifier a record only lists is kept as
+    listed, check digits or not (CONTRACT decision 19): the matching decides what it names."""
     checks = TableChecks(
         table=f"raw.{name}",
         key=key,
-        abn_columns=tuple(c.name for c in layout.loaded if c.kind == "abn"),
-        acn_columns=tuple(c.name for c in layout.loaded if c.kind == "acn"),
+        abn_columns=tuple(c.name for c in layout.loaded if c.kind == "abn" and c.key),
+        acn_columns=tuple(c.name for c in layout.loaded if c.kind == "acn" and c.key),
         key_filter=key_filter,
         accumulates=accumulates,
     )
@@ -141,11 +146,14 @@ def _register(
     description: str,
     patterns: tuple[str, ...] = ("*.csv",),
     file_info: Callable[[LandingFile], FileInfo] = public_registers.file_info,
+    refresh_days: int = 31,
 ) -> Source:
     """A public register (LANDING.md A, "Other ASIC and ACNC registers", ASX list).
 
     Each file is the whole register with no date in its name, so only the newest file of
-    the folder is read (``latest_file_key``). Registers change slowly: stale after a month.
+    the folder is read (``latest_file_key``). Stale after ``refresh_days``: a week for the
+    registers SPEC 3.3 says are weekly (financial advisers, banned and disqualified), a month
+    for the rest, whose cadence it does not state.
     """
     return Source(
         name=name,
@@ -162,7 +170,7 @@ def _register(
         parse=each_file(public_registers.parser(spec)),
         file_info=file_info,
         snapshot_key=latest_file_key,
-        refresh_days=31,
+        refresh_days=refresh_days,
         description=description,
     )
 
@@ -385,6 +393,7 @@ SOURCES: dict[str, Source] = {
             # No key: a person can be banned more than once, and a name is no identifier.
             key=(),
             description="ASIC Banned and Disqualified Persons (quoted CSV, snapshot)",
+            refresh_days=WEEKLY_REGISTER_REFRESH_DAYS,  # SPEC 3.3: weekly
         ),
         _register(
             "asic_banned_organisations",
@@ -394,6 +403,7 @@ SOURCES: dict[str, Source] = {
             "ASIC Banned and Disqualified Organisations: one row per banning.",
             key=(),  # an organisation can be banned more than once
             description="ASIC Banned and Disqualified Organisations (tab-separated, snapshot)",
+            refresh_days=WEEKLY_REGISTER_REFRESH_DAYS,  # SPEC 3.3: weekly
         ),
         _register(
             "asic_afs_licensees",
@@ -433,6 +443,7 @@ SOURCES: dict[str, Source] = {
             # and LANDING.md documents no unique column set.
             key=(),
             description="ASIC Financial Advisers register (tab-separated, snapshot)",
+            refresh_days=WEEKLY_REGISTER_REFRESH_DAYS,  # SPEC 3.3: weekly
         ),
         _register(
             "acnc_charities",

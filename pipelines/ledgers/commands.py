@@ -25,8 +25,13 @@ from pipelines.ledgers.intake import (
     check_ledger_name,
     read_ledger,
 )
-from pipelines.ledgers.resolve import resolve_names
-from pipelines.ledgers.suppliers import intake_summary, names_to_resolve, supplier_rows
+from pipelines.ledgers.resolve import resolve_acns, resolve_names
+from pipelines.ledgers.suppliers import (
+    acns_to_resolve,
+    intake_summary,
+    names_to_resolve,
+    supplier_rows,
+)
 from pipelines.serving.ledgers import change_record, checks_of, supplier_record, suppliers_query
 from pipelines.settings import Settings
 from pipelines.warehouse.snapshot import current_snapshot
@@ -47,14 +52,16 @@ def import_ledger(
     parsed = read_ledger(file)
     snapshot = current_snapshot(settings)
     resolutions = None
+    acn_matches = None
     names = names_to_resolve(parsed)
     if snapshot is not None:
         con = duckdb.connect(str(snapshot.path), read_only=True)
         try:
             resolutions = resolve_names(con, names)
+            acn_matches = resolve_acns(con, acns_to_resolve(parsed))
         finally:
             con.close()
-    rows = supplier_rows(parsed, resolutions)
+    rows = supplier_rows(parsed, resolutions, acn_matches)
     landed, replaced = _land(settings, file, customer, ledger)
     return {
         **intake_summary(customer, ledger, parsed, rows),

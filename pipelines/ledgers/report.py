@@ -115,8 +115,35 @@ def _needs_attention(row: dict[str, Any], alerted: set[str]) -> bool:
 
 
 def _priority(row: dict[str, Any]) -> tuple[Any, ...]:
+    """The act-first order, as the API's ``order=risk`` (pipelines/serving/ledgers.py):
+    risk level, risk score, needs review first within them, the ledger's line."""
     level = LEVEL_RANK.get(row["risk_level"] or "", 4)
     return (level, -(row["risk_score"] or 0), row["resolution"] != "needs_review", row["line"])
+
+
+def _identity_failures(row: dict[str, Any]) -> list[str]:
+    """The decisive identity checks that FAIL (CONTRACT decision 21): what put the risk at
+    least high. A run written before the column existed has none."""
+    text = row.get("identity_failures")
+    return json.loads(text) if row.get("abn") and text else []
+
+
+def _why(row: dict[str, Any], checks: list[dict[str, Any]]) -> str:
+    """Why a supplier needs action: the identity failures with their rule rows first, then
+    the flags, the review reason, and any other FAIL."""
+    parts = [
+        f"{c} FAIL: {row.get(f'{c}_reason') or ''}".rstrip(": ") for c in _identity_failures(row)
+    ]
+    flags = json.loads(row["flags"]) if row["abn"] and row["flags"] else []
+    if flags:
+        parts.append(", ".join(flags))
+    if row["resolution"] == "needs_review":
+        parts.append(row["review_reason"] or "needs review")
+    if not parts:
+        failing = [c["check_id"] for c in checks if row.get(f"{c['check_id']}_status") == "FAIL"]
+        if failing:
+            parts.append("FAIL: " + ", ".join(failing))
+    return "; ".join(parts)
 
 
 # ------------------------------------------------------------------------------------ CSV
@@ -127,8 +154,8 @@ def write_csv(months: list[LedgerMonth], out: Path) -> int:
     check_ids = [c["check_id"] for c in months[0].checks]
     header = [
         "ledger", "run_date", "line", "supplier_ref", "abn", "supplier_name", "resolution",
-        "review_reason", "entity", "assurance_score", "risk_score", "risk_level", "flags",
-        "user_supplied", "changes_in_month", "alerts_in_month",
+        "review_reason", "entity", "assurance_score", "risk_score", "risk_level",
+        "identity_failures", "flags", "user_supplied", "changes_in_month", "alerts_in_month",
     ]  # fmt: skip
     for check_id in check_ids:
         header += [f"{check_id}_status", f"{check_id}_reason"]
@@ -144,7 +171,8 @@ def write_csv(months: list[LedgerMonth], out: Path) -> int:
             values = [
                 month.ledger, month.run.run_date, row["line"], row["supplier_ref"], row["abn"],
                 row["supplier_name"], row["resolution"], row["review_reason"], row["entity"],
-                row["assurance_score"], row["risk_score"], row["risk_level"], " ".join(flags),
+                row["assurance_score"], row["risk_score"], row["risk_level"],
+                " ".join(_identity_failures(row)), " ".join(flags),
                 " ".join(_user_supplied(row)), changes[row["supplier_key"]],
                 alerts[row["supplier_key"]],
             ]  # fmt: skip
@@ -283,16 +311,7 @@ def write_pdf(customer: str, month: str, months: list[LedgerMonth], out: Path) -
     story.append(p("Suppliers that need action first", h2))
     rows = [["Supplier", "Ref", "ABN", "Risk", "Why"]]
     for m, r in attention[:15]:
-        why = (
-            ", ".join(json.loads(r["flags"]))
-            if r["abn"] and r["flags"] and r["flags"] != "[]"
-            else ""
-        )
-        if r["resolution"] == "needs_review":
-            why = (why + "; " if why else "") + (r["review_reason"] or "needs review")
-        failing = [c["check_id"] for c in m.checks if r.get(f"{c['check_id']}_status") == "FAIL"]
-        if failing and not why:
-            why = "FAIL: " + ", ".join(failing)
+        why = _why(r, m.checks)
         rows.append([p(r["entity"] or r["supplier_name"], small), r["supplier_ref"], r["abn"] or "-",
                      f"{r['risk_level'] or 'review'} {r['risk_score'] if r['risk_score'] is not None else ''}",
                      p(why, small)])  # fmt: skip
@@ -322,6 +341,9 @@ def write_pdf(customer: str, month: str, months: list[LedgerMonth], out: Path) -
         line = f"Risk level {level}"
         if r["risk_score"] is not None:
             line += f", risk score {r['risk_score']}, assurance score {r['assurance_score']}"
+        identity = _identity_failures(r)
+        if identity:
+            line += ". Identity failure (at least high): " + ", ".join(identity)
         if flags:
             line += ". Flags: " + ", ".join(flags)
         parts.append(p(line))

@@ -7,6 +7,10 @@ side does). Candidates come from the home-page search over the serving snapshot
 (``pipelines.serving.search``: exact, prefix, word and trigram tiers), so a name is found the
 way a user would find it. Two or more such ABNs: ambiguous, the row needs review and lists
 them. None: the row needs review and lists the closest names the search found.
+
+A row whose ABN column holds an ACN (a company's 9-digit number) is never verified by it:
+the ABN of a company is not derived from its ACN but looked up, the entity of the snapshot
+whose ACN it is (:func:`resolve_acns`), and offered as a candidate for review.
 """
 
 from __future__ import annotations
@@ -88,3 +92,25 @@ def resolve_names(
 ) -> dict[str, NameResolution]:
     """Each distinct name once."""
     return {name: resolve_name(con, name) for name in dict.fromkeys(names)}
+
+
+def resolve_acns(
+    con: duckdb.DuckDBPyConnection, acns: Iterable[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """The entities of the snapshot ``con`` is open on whose ACN is each of ``acns`` (most
+    often one; none when no company in the register has it), as review candidates."""
+    wanted = sorted(set(acns))
+    found: dict[str, list[dict[str, Any]]] = {acn: [] for acn in wanted}
+    if not wanted:
+        return found
+    rows = con.execute(
+        "select acn, abn, legal_name, abn_status, state from marts.entities"
+        " where acn in (select unnest(?::varchar[])) order by acn, abn",
+        [wanted],
+    ).fetchall()
+    for acn, abn, legal_name, abn_status, state in rows:
+        found[acn].append({
+            "abn": abn, "name": legal_name, "legal_name": legal_name,
+            "abn_status": abn_status, "state": state, "acn": acn, "found_by": "acn",
+        })  # fmt: skip
+    return found

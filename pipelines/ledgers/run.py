@@ -36,8 +36,13 @@ import pyarrow.parquet as pq
 
 from pipelines.ledgers import overrides, store
 from pipelines.ledgers.intake import LedgerError, ParsedLedger, check_customer_id
-from pipelines.ledgers.resolve import NameResolution, resolve_names
-from pipelines.ledgers.suppliers import RESOLUTIONS, names_to_resolve, supplier_rows
+from pipelines.ledgers.resolve import NameResolution, resolve_acns, resolve_names
+from pipelines.ledgers.suppliers import (
+    RESOLUTIONS,
+    acns_to_resolve,
+    names_to_resolve,
+    supplier_rows,
+)
 from pipelines.settings import Settings
 from pipelines.warehouse.rawfiles import point_view
 from pipelines.warehouse.snapshot import SnapshotInfo, current_snapshot
@@ -106,6 +111,9 @@ INPUT_TABLES = (
     *(f"ledger__snapshot_{mart}" for mart in SNAPSHOT_SLICES),
 )
 WORK_FOLDER = "_work"
+# by_risk_level's bucket for the suppliers with no risk level: no ABN to verify (an ABN that
+# cannot be used, a name that found no single business); each is listed in "unverified"
+UNVERIFIED = "unverified"
 
 
 def snapshot_table(mart: str) -> str:
@@ -212,6 +220,18 @@ def _resolutions(
         finally:
             con.close()
     return {name: known[name] for name in names}
+
+
+def _acn_matches(snapshot: SnapshotInfo, parsed: ParsedLedger) -> dict[str, list[dict[str, Any]]]:
+    """The companies of ACNs given for ABNs (few rows: looked up on every run)."""
+    acns = acns_to_resolve(parsed)
+    if not acns:
+        return {}
+    con = duckdb.connect(str(snapshot.path), read_only=True)
+    try:
+        return resolve_acns(con, acns)
+    finally:
+        con.close()
 
 
 # ---------------------------------------------------------------------------------- inputs
@@ -358,11 +378,12 @@ def prepare_run(
                 continue
             run_id = store.next_run_id(latest, run_date.isoformat())
             resolutions = _resolutions(settings, snapshot, parsed, latest)
+            acn_matches = _acn_matches(snapshot, parsed)
         except LedgerError as exc:
             plan.failed[ledger.ledger] = str(exc)
             continue
         rows, _ = _with_overrides(
-            supplier_rows(parsed, resolutions),
+            supplier_rows(parsed, resolutions, acn_matches),
             overrides.for_ledger(settings, customer, ledger.ledger),
         )
         rows = rows.with_columns(
@@ -389,6 +410,7 @@ def prepare_run(
                     "ignored": parsed.ignored,
                     "blank_lines": parsed.blank_lines,
                     "encoding": parsed.encoding,
+                    "columns": parsed.columns,
                 },
             )
         )
@@ -539,15 +561,40 @@ def _take(folder: Path, name: str, ledger: str, target: Path) -> int:
     return int(pq.ParquetFile(target).metadata.num_rows)
 
 
-def _grouped(
-    con: duckdb.DuckDBPyConnection, column: str, customer: str, ledger: str
-) -> dict[str, int]:
+def supplier_counts(con: duckdb.DuckDBPyConnection, customer: str, ledger: str) -> dict[str, Any]:
+    """How a run's suppliers add up, each counted once in each grouping: ``by_resolution``
+    (every resolution, 0 included) and ``by_risk_level``, where a supplier with no risk level
+    (no ABN to verify) counts as ``unverified`` and is listed in ``unverified`` (line,
+    supplier_ref, why) for the finance person to act on."""
     rows = con.execute(
-        f"select {column}, count(*) from ledgers.ledger_verifications"  # fixed column names
-        " where customer = ? and ledger = ? group by 1",
+        "select resolution, risk_level, count(*) from ledgers.ledger_verifications"
+        " where customer = ? and ledger = ? group by all",
         [customer, ledger],
     ).fetchall()
-    return {str(k): int(n) for k, n in rows if k is not None}
+    by_resolution = dict.fromkeys(RESOLUTIONS, 0)
+    by_risk_level: dict[str, int] = {}
+    for resolution, level, n in rows:
+        by_resolution[str(resolution)] = by_resolution.get(str(resolution), 0) + int(n)
+        key = UNVERIFIED if level is None else str(level)
+        by_risk_level[key] = by_risk_level.get(key, 0) + int(n)
+    by_risk_level.setdefault(UNVERIFIED, 0)
+    unverified = con.execute(
+        "select line, supplier_ref, abn, review_reason from ledgers.ledger_verifications"
+        " where customer = ? and ledger = ? and risk_level is null order by line",
+        [customer, ledger],
+    ).fetchall()
+    return {
+        "by_resolution": by_resolution,
+        "by_risk_level": by_risk_level,
+        "unverified": [
+            {
+                "line": line,
+                "supplier_ref": ref,
+                "reason": reason or f"no risk level for the ABN {abn}",
+            }
+            for line, ref, abn, reason in unverified
+        ],
+    }
 
 
 def commit_runs(
@@ -598,11 +645,7 @@ def commit_runs(
                 "run_date": plan.run_date,
                 "previous_run_id": planned.previous_run_id,
                 "suppliers": suppliers,
-                "by_resolution": {
-                    r: _grouped(con, "resolution", plan.customer, planned.ledger).get(r, 0)
-                    for r in RESOLUTIONS
-                },
-                "by_risk_level": _grouped(con, "risk_level", plan.customer, planned.ledger),
+                **supplier_counts(con, plan.customer, planned.ledger),
                 "changes": changes,
                 "alerts": int(alerts[0]) if alerts else 0,
                 "inputs": planned.inputs,
@@ -642,7 +685,9 @@ def commit_runs(
 
 
 def run_summary(summary: dict[str, Any]) -> dict[str, Any]:
-    """The line ``bvs ledger run`` prints per ledger (CONTRACT.md, Ledgers)."""
+    """The line ``bvs ledger run`` prints per ledger (CONTRACT.md, Ledgers), with every
+    supplier accounted for (``by_risk_level`` adds up to ``suppliers``; the ``unverified``
+    ones listed) and the file's ignored rows (line, reason, what the row held)."""
     return {
         "customer": summary["customer"],
         "ledger": summary["ledger"],
@@ -651,6 +696,8 @@ def run_summary(summary: dict[str, Any]) -> dict[str, Any]:
         "suppliers": summary["suppliers"],
         "by_resolution": summary["by_resolution"],
         "by_risk_level": summary["by_risk_level"],
+        "unverified": summary.get("unverified", []),
+        "ignored": summary.get("intake", {}).get("ignored", []),
         "changes": summary["changes"],
         "alerts": summary["alerts"],
         "snapshot_id": summary["snapshot"]["snapshot_id"],

@@ -252,7 +252,7 @@ def sha256_of_file(path: Path) -> str:
 
 
 # Bump when pipelines/ledgers/intake.py reads a file differently: cached reads are redone.
-PARSER_VERSION = 1
+PARSER_VERSION = 2
 
 
 def read_ledger_cached(settings: Settings, customer: str, ledger: str, path: Path) -> ParsedLedger:
@@ -276,7 +276,8 @@ def read_ledger_cached(settings: Settings, customer: str, ledger: str, path: Pat
         return ParsedLedger(
             path=path, sha256=sha, encoding=meta["encoding"], rows=pl.read_parquet(rows_file),
             ignored=meta["ignored"], blank_lines=meta["blank_lines"],
-            columns_found=meta["columns_found"],
+            columns_found=meta["columns_found"], columns=meta["columns"],
+            header_line=meta["header_line"],
         )  # fmt: skip
     parsed = read_ledger(path)
     if parsed.sha256 == sha:  # the file did not change while it was read
@@ -291,6 +292,8 @@ def read_ledger_cached(settings: Settings, customer: str, ledger: str, path: Pat
                     "ignored": parsed.ignored,
                     "blank_lines": parsed.blank_lines,
                     "columns_found": parsed.columns_found,
+                    "columns": parsed.columns,
+                    "header_line": parsed.header_line,
                 }
             )
         )

@@ -79,6 +79,7 @@ class Findings:
     email_dns: DnsFindings | None = None
     email_dns_error: str | None = None
     email_blocklists: BlocklistFindings | None = None
+    email_blocklist_error: str | None = None
     scam: dict[str, Any] | None = None
     scam_error: str | None = None
     scam_retry_at: str | None = None
@@ -206,7 +207,7 @@ class LiveChecker:
 
     def blocklist(self, domain: str, fresh: bool = False, deadline: float | None = None) -> BlocklistFindings:  # fmt: skip
         def expires(found: BlocklistFindings) -> float | None:
-            retry = found.retry_at()  # a rate-limited zone is asked again after its retry
+            retry = found.recheck_at()  # a zone that did not answer is asked again then
             return dt.datetime.fromisoformat(retry).timestamp() if retry else None
 
         return self._cached(
@@ -443,14 +444,17 @@ class LiveChecker:
         domain = email_domain(f.facts.email)
         if domain is None or domain == f.domain:
             f.email_dns, f.email_blocklists = f.dns, f.blocklists
-            f.email_dns_error = f.dns_error
+            f.email_dns_error, f.email_blocklist_error = f.dns_error, f.blocklist_error
             return
+        # DNS questions only: nothing connects to the e-mail domain's addresses
         try:
-            # DNS questions only: nothing connects to the e-mail domain's addresses
             f.email_dns = self.dns_lookup(domain, fresh, deadline)
-            f.email_blocklists = self.blocklist(domain, fresh, deadline)
         except Failed as failed:
             f.email_dns_error = failed.why
+        try:
+            f.email_blocklists = self.blocklist(domain, fresh, deadline)
+        except Failed as failed:
+            f.email_blocklist_error = failed.why
 
     def tiles(self, facts: EntityFacts, as_of: dt.date, **kwargs: Any) -> dict[str, Tile]:
         return entity_tiles(self, facts, as_of, **kwargs)

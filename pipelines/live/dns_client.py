@@ -6,10 +6,15 @@ system's (``/etc/resolv.conf``, read by dnspython). NXDOMAIN and "no answer" are
 on the next resolver, then the check did not run).
 
 The questions of one lookup (a domain's six, a domain's blocklist zones) leave together on
-one UDP socket and their answers are matched by ID and question: one round trip instead of
-one per question. Queries are written and answers read here, not through dnspython's
-resolver and message objects, which cost most of a check's CPU (docs/live-checks.md,
-"Measured"); a truncated answer is asked again over TCP with dnspython.
+one UDP socket and their answers are matched by ID: one round trip instead of one per
+question. Messages are built and read by dnspython (``dns.message.make_query``,
+``dns.message.from_wire``): an answer is taken only when it is a well-formed response to
+its question (ID, opcode, question), and only the records of the question's name and
+class, or of the CNAME chain from it, are read. A malformed answer, or one to another
+question, is ``Transient`` with what was wrong; a truncated answer is asked again over TCP,
+and whatever goes wrong there (the connection closed early, garbage, a malformed or
+mismatched answer) is ``Transient`` too. A name that cannot be asked (a label over 63
+bytes, a name over 255) is a ``ValueError``.
 """
 
 from __future__ import annotations
@@ -17,15 +22,17 @@ from __future__ import annotations
 import itertools
 import os
 import socket
-import struct
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import dns.exception
+import dns.flags
 import dns.message
+import dns.name
+import dns.opcode
 import dns.query
+import dns.rcode
 import dns.rdatatype
 import dns.resolver
 
@@ -50,8 +57,15 @@ class DnsFindings:
         return cls(**value)
 
 
-TYPES = {"A": 1, "NS": 2, "CNAME": 5, "MX": 15, "TXT": 16, "AAAA": 28}
-NXDOMAIN, SERVFAIL, REFUSED, YXDOMAIN = 3, 2, 5, 6
+TYPES = {
+    "A": dns.rdatatype.A, "NS": dns.rdatatype.NS, "CNAME": dns.rdatatype.CNAME,
+    "MX": dns.rdatatype.MX, "TXT": dns.rdatatype.TXT, "AAAA": dns.rdatatype.AAAA,
+}  # fmt: skip
+NOT_THERE = (dns.rcode.NXDOMAIN, dns.rcode.YXDOMAIN)  # the name does not exist (as asked)
+
+# One question's answer: its records, [] for none, None when the name does not exist, or
+# why there is no answer (``Transient``: worth asking again; ``ValueError``: not askable).
+Answer = list[Any] | None | Transient | ValueError
 
 
 class DnsClient:
@@ -62,7 +76,6 @@ class DnsClient:
         self.resolvers = resolvers
         self.timeout = timeout
         self._turn = itertools.count()
-        self._local = threading.local()
 
     def query(self, name: str, rdtype: str) -> list[Any] | None:
         """The answer's records (see ``ask``); [] for no answer; None for NXDOMAIN."""
@@ -73,38 +86,48 @@ class DnsClient:
     ) -> list[list[Any] | None]:
         """Each question's answer, asked at once on one socket: A and AAAA as address
         text, MX as (preference, exchange), TXT as the record's text, NS and CNAME as the
-        name (no final dot; the root is "."). [] for no answer, None for NXDOMAIN; the
-        first question without an answer raises ``Transient``."""
+        name (dnspython's text: no final dot, "." and "\\" in a label escaped; the root is
+        "."). [] for no answer, None for NXDOMAIN; the first question without an answer
+        raises (``Transient``, or ``ValueError`` for a name that cannot be asked)."""
         answers = self.ask_each(questions, timeout)
         for answer in answers:
-            if isinstance(answer, Transient):
+            if isinstance(answer, Exception):
                 raise answer
         return answers  # type: ignore[return-value]
 
     def ask_each(
         self, questions: list[tuple[str, str]], timeout: float | None = None
-    ) -> list[list[Any] | None | Transient]:
-        """``ask``, with a ``Transient`` in place of each answer that did not come."""
+    ) -> list[Answer]:
+        """``ask``, with the exception in place of each answer that did not come."""
         resolver = self.resolvers[next(self._turn) % len(self.resolvers)]
         family = socket.AF_INET6 if ":" in resolver[0] else socket.AF_INET
-        wires: dict[int, tuple[int, bytes]] = {}  # id -> (index, question section)
-        answers: list[list[Any] | None | Transient] = [None] * len(questions)
-        pending: set[int] = set()
+        answers: list[Answer] = [None] * len(questions)
+        pending: dict[int, tuple[int, dns.message.QueryMessage]] = {}  # id -> (index, query)
+        for index, (name, rdtype) in enumerate(questions):
+            try:
+                qname = _qname(name)
+            except ValueError as error:
+                answers[index] = error
+                continue
+            qid = self._new_id(pending)
+            pending[qid] = (index, dns.message.make_query(qname, TYPES[rdtype], id=qid))
+        if not pending:
+            return answers
+        deadline = time.monotonic() + (timeout or self.timeout)
         with socket.socket(family, socket.SOCK_DGRAM) as sock:
-            sock.connect(resolver)  # answers from any other address are not taken
-            for index, (name, rdtype) in enumerate(questions):
-                qid = self._new_id(wires)
-                section = _question(name, TYPES[rdtype])
-                wires[qid] = (index, section)
-                pending.add(qid)
-                sock.send(struct.pack("!HHHHHH", qid, 0x0100, 1, 0, 0, 0) + section)
-            deadline = time.monotonic() + (timeout or self.timeout)
+            try:
+                sock.connect(resolver)  # answers from any other address are not taken
+                for _, query in pending.values():
+                    sock.send(query.to_wire())
+            except OSError as error:  # no route to the resolver
+                for index, query in pending.values():
+                    answers[index] = Transient(f"DNS {_asked(query)}: {error}")
+                return answers
             while pending:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    for qid in pending:
-                        name, rdtype = questions[wires[qid][0]]
-                        answers[wires[qid][0]] = Transient(f"DNS {rdtype} {name}: timed out")
+                    for index, query in pending.values():
+                        answers[index] = Transient(f"DNS {_asked(query)}: timed out")
                     break
                 sock.settimeout(left)
                 try:
@@ -112,31 +135,15 @@ class DnsClient:
                 except TimeoutError:
                     continue
                 except OSError as error:  # ICMP port unreachable: nothing listens there
-                    for qid in pending:
-                        name, rdtype = questions[wires[qid][0]]
-                        answers[wires[qid][0]] = Transient(f"DNS {rdtype} {name}: {error}")
+                    for index, query in pending.values():
+                        answers[index] = Transient(f"DNS {_asked(query)}: {error}")
                     break
-                if len(data) < 12:
-                    continue
-                (qid,) = struct.unpack_from("!H", data)
+                qid = int.from_bytes(data[:2], "big") if len(data) >= 2 else -1
                 if qid not in pending:
-                    continue
-                index, section = wires[qid]
-                name, rdtype = questions[index]
-                parsed = _parse(data, section, TYPES[rdtype])
-                if parsed is None:  # not the answer to this question: keep waiting
-                    continue
-                rcode, truncated, records = parsed
-                pending.discard(qid)
+                    continue  # an answer to nothing we asked (a late duplicate, a stray)
+                index, query = pending.pop(qid)
                 try:
-                    if truncated:
-                        answers[index] = self._tcp(name, rdtype, resolver, deadline)
-                    elif rcode in (NXDOMAIN, YXDOMAIN):
-                        answers[index] = None
-                    elif rcode != 0:
-                        raise Transient(f"DNS {rdtype} {name}: the resolver answered rcode {rcode}")
-                    else:
-                        answers[index] = records
+                    answers[index] = self._read(query, data, resolver, deadline)
                 except Transient as error:
                     answers[index] = error
         return answers
@@ -148,21 +155,45 @@ class DnsClient:
             if qid not in taken:
                 return qid
 
-    def _tcp(self, name: str, rdtype: str, resolver: tuple[str, int],
-             deadline: float) -> list[Any] | None:  # fmt: skip
-        """A truncated answer, asked again over TCP (dnspython)."""
-        query = dns.message.make_query(name, rdtype)
+    def _read(
+        self, query: dns.message.QueryMessage, data: bytes, resolver: tuple[str, int],
+        deadline: float,
+    ) -> list[Any] | None:  # fmt: skip
+        """The records answering ``query`` in the datagram ``data``; a truncated answer
+        asked again over TCP."""
+        try:
+            reply = dns.message.from_wire(data)
+        except dns.exception.DNSException as error:
+            if len(data) > 2 and data[2] & 0x82 == 0x82 and _truncated_reply_to(query, data):
+                return self._tcp(query, resolver, deadline)  # cut off mid-record: TC says so
+            raise Transient(f"DNS {_asked(query)}: malformed answer ({_why(error)})") from error
+        if reply.flags & dns.flags.TC and query.is_response(reply):
+            return self._tcp(query, resolver, deadline)
+        return _records(query, reply)
+
+    def _tcp(
+        self, query: dns.message.QueryMessage, resolver: tuple[str, int], deadline: float
+    ) -> list[Any] | None:
+        """A truncated answer, asked again over TCP (at most 64 KiB, within the deadline)."""
         try:
             reply = dns.query.tcp(query, resolver[0], port=resolver[1],
                                   timeout=max(0.1, deadline - time.monotonic()))  # fmt: skip
-        except (dns.exception.Timeout, OSError) as error:
-            raise Transient(f"DNS {rdtype} {name} over TCP: {type(error).__name__}") from error
-        if reply.rcode() in (NXDOMAIN, YXDOMAIN):
-            return None
-        if reply.rcode() != 0:
-            raise Transient(f"DNS {rdtype} {name}: the resolver answered rcode {reply.rcode()}")
-        parsed = _parse(reply.to_wire(), _question(name, TYPES[rdtype]), TYPES[rdtype])
-        return parsed[2] if parsed else []
+        except EOFError as error:
+            raise Transient(f"DNS {_asked(query)} over TCP: the connection closed before the "
+                            f"answer was complete (EOFError)") from error  # fmt: skip
+        except dns.query.BadResponse as error:
+            raise Transient(
+                f"DNS {_asked(query)} over TCP: an answer to another question (BadResponse)"
+            ) from error
+        except dns.exception.Timeout as error:
+            raise Transient(f"DNS {_asked(query)} over TCP: timed out") from error
+        except dns.exception.DNSException as error:
+            raise Transient(
+                f"DNS {_asked(query)} over TCP: malformed answer ({_why(error)})"
+            ) from error
+        except (OSError, ValueError) as error:
+            raise Transient(f"DNS {_asked(query)} over TCP: {_why(error)}") from error
+        return _records(query, reply)
 
     def addresses(self, name: str) -> list[str] | None:
         """A and AAAA addresses; None when the name does not exist."""
@@ -183,7 +214,7 @@ class DnsClient:
         addresses = None if a is None else a + (aaaa or [])
         if addresses is None and mx_records is None:
             return DnsFindings(domain, exists=False)
-        # RFC 7505 "null MX" (a single "." exchange) says the domain takes no mail.
+        # RFC 7505 "null MX" (a single "." exchange, the root) says the domain takes no mail.
         mx = sorted((pref, host) for pref, host in (mx_records or []) if host != ".")
         spf = next((t for t in txt or [] if t.lower().startswith("v=spf1")), None)
         dmarc = next((t for t in dmarc_txt or [] if t.lower().startswith("v=dmarc1")), None)
@@ -198,6 +229,8 @@ class DnsClient:
             try:
                 found = self.ask([(name, "A")], timeout=self.timeout / attempts)[0]
                 break
+            except ValueError as error:
+                return str(error)
             except Transient as error:
                 if attempt == attempts - 1:
                     return str(error)
@@ -206,85 +239,63 @@ class DnsClient:
         return None
 
 
-def _question(name: str, rdtype: int) -> bytes:
-    """The question section for ``name`` (ASCII, IDNA already applied), class IN."""
-    out = bytearray()
-    for label in name.rstrip(".").encode("ascii").split(b"."):
-        if not 0 < len(label) < 64:
-            raise ValueError(f"not a DNS name: {name!r}")
-        out.append(len(label))
-        out += label
-    out += b"\x00" + struct.pack("!HH", rdtype, 1)
-    if len(out) > 259:
-        raise ValueError(f"not a DNS name (too long): {name!r}")
-    return bytes(out)
-
-
-def _name(data: bytes, at: int) -> tuple[str, int]:
-    """The (possibly compressed) name at ``at``: its text and the offset after it."""
-    labels: list[bytes] = []
-    end = -1
-    jumps = 0
-    while True:
-        length = data[at]
-        if length >= 0xC0:
-            if end < 0:
-                end = at + 2
-            at = ((length & 0x3F) << 8) | data[at + 1]
-            jumps += 1
-            if jumps > 64:
-                raise ValueError("DNS name compression loop")
-            continue
-        if length > 63:
-            raise ValueError("bad DNS label")
-        if length == 0:
-            break
-        labels.append(data[at + 1 : at + 1 + length])
-        at += 1 + length
-    if end < 0:
-        end = at + 1
-    return (b".".join(labels).decode("ascii", "replace") or "."), end
-
-
-def _parse(data: bytes, section: bytes, rdtype: int) -> tuple[int, bool, list[Any]] | None:
-    """(rcode, truncated, records of ``rdtype``) of an answer to the question ``section``;
-    None when it is not an answer to that question."""
+def _qname(name: str) -> dns.name.Name:
+    """``name`` (ASCII, IDNA already applied) as an absolute DNS name, its labels taken as
+    written (no escapes)."""
+    text = name.rstrip(".")
     try:
-        _, flags, qd, an, _, _ = struct.unpack_from("!HHHHHH", data)
-        if not flags & 0x8000 or qd != 1:
-            return None
-        end = 12 + len(section)
-        if data[12:end].lower() != section.lower():
-            return None
-        rcode = flags & 0x000F
-        records: list[Any] = []
-        at = end
-        for _ in range(an):
-            _, at = _name(data, at)
-            rtype, _, _, length = struct.unpack_from("!HHIH", data, at)
-            at += 10
-            rdata = data[at : at + length]
-            if len(rdata) != length:
-                return None
-            if rtype == rdtype:
-                records.append(_rdata(data, at, rdata, rtype))
-            at += length
-    except (struct.error, IndexError, ValueError):
+        labels = text.encode("ascii").split(b".") if text else []
+        return dns.name.Name([*labels, b""])
+    except (UnicodeError, dns.exception.DNSException) as error:
+        raise ValueError(f"not a DNS name: {name!r} ({error})") from error
+
+
+def _asked(query: dns.message.Message) -> str:
+    question = query.question[0]
+    return f"{dns.rdatatype.to_text(question.rdtype)} {question.name.to_text(True)}"
+
+
+def _why(error: BaseException) -> str:
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _truncated_reply_to(query: dns.message.QueryMessage, data: bytes) -> bool:
+    """Whether ``data``, a datagram whose records do not parse, is a truncated response to
+    ``query`` (its header and question do)."""
+    try:
+        return query.is_response(dns.message.from_wire(data, question_only=True))
+    except dns.exception.DNSException:
+        return False
+
+
+def _records(query: dns.message.QueryMessage, reply: dns.message.Message) -> list[Any] | None:
+    """The records of ``reply`` that answer ``query``: owned by its name (or the end of the
+    CNAME chain from it), of its class and type; None when the name does not exist."""
+    if not query.is_response(reply) or not isinstance(reply, dns.message.QueryMessage):
+        raise Transient(f"DNS {_asked(query)}: the answer is not a response to the question "
+                        f"(opcode {dns.opcode.to_text(reply.opcode())}, "
+                        f"question {[q.to_text() for q in reply.question]})")  # fmt: skip
+    rcode = reply.rcode()
+    if rcode in NOT_THERE:
         return None
-    return rcode, bool(flags & 0x0200), records
+    if rcode != dns.rcode.NOERROR:
+        raise Transient(f"DNS {_asked(query)}: the resolver answered {dns.rcode.to_text(rcode)}")
+    try:
+        chain = reply.resolve_chaining()
+    except dns.exception.DNSException as error:
+        raise Transient(f"DNS {_asked(query)}: malformed answer ({_why(error)})") from error
+    if chain.answer is None:
+        return []
+    return [_value(rdata) for rdata in chain.answer]
 
 
-def _rdata(data: bytes, at: int, rdata: bytes, rtype: int) -> Any:
-    if rtype == 1:
-        return socket.inet_ntop(socket.AF_INET, rdata)
-    if rtype == 28:
-        return socket.inet_ntop(socket.AF_INET6, rdata)
-    if rtype == 15:
-        return struct.unpack_from("!H", rdata)[0], _name(data, at + 2)[0]
-    if rtype == 16:
-        parts, i = [], 0
-        while i < len(rdata):
-            parts.append(rdata[i + 1 : i + 1 + rdata[i]])
-            i += 1 + rdata[i]
-        return b"".join(parts).decode("utf-8", "replace")
-    return _name(data, at)[0]  # NS, CNAME
+def _value(rdata: Any) -> Any:
+    rdtype = rdata.rdtype
+    if rdtype in (dns.rdatatype.A, dns.rdatatype.AAAA):
+        return rdata.address
+    if rdtype == dns.rdatatype.MX:
+        return rdata.preference, rdata.exchange.to_text(omit_final_dot=True)
+    if rdtype == dns.rdatatype.TXT:
+        return b"".join(rdata.strings).decode("utf-8", "replace")
+    return rdata.target.to_text(omit_final_dot=True)  # NS, CNAME

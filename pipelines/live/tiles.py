@@ -178,6 +178,13 @@ def email_tile(f: Findings) -> Tile:
     listed = f.email_blocklists.listed if f.email_blocklists is not None else {}
     if f.email_blocklists is not None:
         detail["blocklists"] = f.email_blocklists.to_json()
+        unknown = f.email_blocklists.none_checked()
+    elif f.email_blocklist_error:
+        unknown = f"blocklist lookups failed ({f.email_blocklist_error})"
+    else:  # the domain was not looked up (refused)
+        unknown = "blocklists not looked up"
+    if unknown:  # "not blocklisted" is unknown: no PASS on it (decided, CONTRACT decision 18)
+        detail["blocklists_not_checked"] = unknown
     if listed:
         return tile("Domain on a spam or phishing blocklist => FAIL", detail)
     if not dns_found.mx:
@@ -188,6 +195,10 @@ def email_tile(f: Findings) -> Tile:
         return tile(
             "Business domain, MX valid, DMARC present, SPF absent => WARN (decided)", detail
         )
+    if unknown:
+        retry_at = f.email_blocklists.retry_at() if f.email_blocklists is not None else None
+        return not_run(f"{unknown}; MX, SPF and DMARC present (PASS needs \"not blocklisted\")",
+                       detail, retry_at)  # fmt: skip
     return tile("Business domain, MX valid, SPF and DMARC present, not blocklisted => PASS", detail)
 
 
@@ -225,10 +236,10 @@ def trust_tile(f: Findings) -> Tile:
         # more than "one minor flag" is not clean; the FAIL rows are a listing and a rating
         # below 30, which the service gives when its flags are grave (decided)
         return tile("Two or more flags from the scam-rating service => WARN (decided)", detail)
-    if f.blocklists.rate_limited or f.blocklists.failed:
+    unknown = f.blocklists.unknown()  # a zone that did not answer, or none configured
+    if unknown:
         # rate-limit answers never count as a listing (SPEC 3.3), nor as clean
-        return not_run("a blocklist rate limited us or did not answer (no listing found)",
-                       detail, f.blocklists.retry_at())  # fmt: skip
+        return not_run(f"{unknown}; no listing found", detail, f.blocklists.retry_at())
     if f.scam is None:
         why = (
             f"the scam rating failed ({f.scam_error})"

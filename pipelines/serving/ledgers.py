@@ -21,6 +21,18 @@ from pipelines.settings import Settings
 RESOLUTIONS = ("verified", "resolved_by_name", "needs_review")
 RISK_LEVELS = ("low", "medium", "high", "critical")
 MAX_PAGE = 500
+# A page's order (fixed SQL, chosen by name). "risk" is the ledger report's "act first"
+# order: the highest risk level first (a decisive identity failure is at least high), then
+# the higher risk score, suppliers that need review before the rest of their level, then
+# the ledger's line; suppliers with no risk level (no usable ABN) last.
+ORDERS = {
+    "risk": (
+        "order by case s.risk_level when 'critical' then 0 when 'high' then 1"
+        " when 'medium' then 2 when 'low' then 3 else 4 end,"
+        " s.risk_score desc nulls last, s.resolution <> 'needs_review', s.line"
+    ),
+    "line": "order by s.line",
+}
 
 
 class LedgerNotFound(LookupError):
@@ -74,6 +86,11 @@ def supplier_record(row: dict[str, Any], checks: list[dict[str, Any]]) -> dict[s
             "score": row["risk_score"],
             "level": row["risk_level"],
             "flags": json.loads(row["flags"]) if verified and row["flags"] else [],
+            "identity_failures": (
+                json.loads(row["identity_failures"])
+                if verified and row.get("identity_failures")
+                else []
+            ),
         },
         "checks": {c["check_id"]: _tile(row, c) for c in checks} if verified else {},
     }
@@ -157,10 +174,14 @@ def ledger_page(
     resolution: str | None = None,
     risk_level: str | None = None,
     run_date: dt.date | None = None,
+    order: str = "risk",
     limit: int = 100,
     offset: int = 0,
 ) -> dict[str, Any]:
-    """One page of a run's suppliers, in ledger order, filtered by resolution and risk level."""
+    """One page of a run's suppliers, filtered by resolution and risk level, in ``order``
+    (``ORDERS``: highest risk first, or the ledger's line order)."""
+    if order not in ORDERS:
+        raise ValueError(f"unknown order {order!r}; known: {', '.join(ORDERS)}")
     run = _run(settings, customer, ledger, run_date)
     where: list[str] = ["true"]
     params: list[Any] = []
@@ -179,7 +200,7 @@ def ledger_page(
         ).fetchone()
         cursor = suppliers_query(
             con, settings, run, checks, where=" and ".join(where), params=[*params, limit, offset],
-            tail="order by s.line limit ? offset ?",
+            tail=f"{ORDERS[order]} limit ? offset ?",
         )  # fmt: skip
         names = [d[0] for d in cursor.description]
         rows = [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
@@ -191,6 +212,7 @@ def ledger_page(
         "ledger": ledger,
         "run": run_summary(run),
         "total": matched,
+        "order": order,
         "offset": offset,
         "limit": limit,
         "next_offset": offset + len(rows) if offset + len(rows) < matched else None,

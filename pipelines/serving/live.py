@@ -96,9 +96,15 @@ def refresh(
         flags.append("WARN_CLUSTER")
         severities.append(WARN_CLUSTER_SEVERITY)
     score = assurance_score((t["status"], t["weight"]) for t in checks.values())
-    risk_score, level = RiskBands.read(con).risk(score, severities)
+    identity_failures = list(response["risk"].get("identity_failures") or [])
+    risk_score, level = RiskBands.read(con).risk(score, severities, identity_failures)
     response["assurance_score"] = score
-    response["risk"] = {"score": risk_score, "level": level, "flags": flags}
+    response["risk"] = {
+        "score": risk_score,
+        "level": level,
+        "flags": flags,
+        "identity_failures": identity_failures,
+    }
     response["risk_score"] = risk_score
     if cluster is not None:
         response["risk"]["warn_cluster"] = cluster

@@ -15,6 +15,7 @@ from typing import Any
 
 import duckdb
 
+from pipelines.matching import ACTIVIST_NAME_THRESHOLD, NameMatch, match_names
 from pipelines.serving import notices
 from pipelines.serving.verify import VerifyError, parse_abn
 
@@ -315,7 +316,10 @@ def viper(
 ) -> dict[str, Any]:
     """The activist pattern result for one target (SPEC 4.3): by ticker, name or ABN. A ticker
     the snapshot does not know as an ASX product is a 404, like squeeze; a known one with no
-    campaign, or a name or ABN no campaign names, has a zero risk score."""
+    campaign, or a name or ABN no campaign names, has a zero risk score. A name is matched,
+    not searched (CONTRACT decision 20): the target whose company name is at least 0.65
+    similar after normalisation, the best; the answer names the name it matched and the
+    other targets that met the threshold."""
     given = [v for v in (ticker, name, abn) if v]
     if len(given) != 1:
         raise ServingError("give exactly one of ticker, name or abn")
@@ -330,13 +334,12 @@ def viper(
     else:
         assert name is not None
         key = name.strip()
-        found = _rows(
-            con.execute(
-                "select * from marts.viper where upper(target_name) like '%' || upper(?) || '%'"
-                " order by report_date desc limit 1",
-                [key],
+        matches = _targets_named(con, key)
+        found = []
+        if matches:
+            found = _rows(
+                con.execute("select * from marts.viper where ticker = ?", [matches[0].key])
             )
-        )
     if not found:
         return {
             "query": key,
@@ -367,7 +370,7 @@ def viper(
             [row["ticker"]],
         )
     )
-    return {
+    answer: dict[str, Any] = {
         "notice": notices.DECISION_SUPPORT,
         "query": key,
         "ticker": row["ticker"],
@@ -385,3 +388,22 @@ def viper(
         "campaigns": [_campaign(c) for c in campaigns],
         "activists": [_entity(a) for a in activists],
     }
+    if name:
+        best, *others = matches
+        answer["name_match"] = {"name": best.name, "similarity": best.similarity}
+        answer["other_name_matches"] = [
+            {"ticker": m.key, "name": m.name, "similarity": m.similarity} for m in others
+        ]
+    return answer
+
+
+def _targets_named(con: duckdb.DuckDBPyConnection, name: str) -> list[NameMatch]:
+    """The targeted tickers whose company name (as the campaigns name it, or the viper row)
+    is at least 0.65 similar to ``name`` after normalisation, best first (CONTRACT decision
+    20; SPEC 3.3 activist check)."""
+    candidates = con.execute(
+        "select target_ticker, target_name from marts.activist_campaigns"
+        " where target_ticker is not null and target_name is not null"
+        " union select ticker, target_name from marts.viper where target_name is not null"
+    ).fetchall()
+    return match_names(name, candidates, ACTIVIST_NAME_THRESHOLD)

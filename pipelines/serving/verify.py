@@ -4,7 +4,8 @@ Everything is precomputed by the dbt marts ``verifications`` (one row per ABN, e
 status, reason and evidence), ``checks`` (weights and sources) and ``risk_flags``; this
 module only shapes it. With ``checks=`` the response and its assurance score are narrowed to
 the named checks (CONTRACT decision 1): the score is recomputed from those tiles with the same
-rule as the mart (SPEC 3.2), the flags are unchanged (they are independent of tiles).
+rule as the mart (SPEC 3.2); the flags and the decisive identity failures (CONTRACT decision
+21) are the entity's, unchanged, and floor the risk as they do in the mart.
 """
 
 from __future__ import annotations
@@ -92,22 +93,33 @@ def assurance_score(tiles: Iterable[tuple[str, float]]) -> float | None:
 
 @dataclass(frozen=True)
 class RiskBands:
-    """The floor each flag severity puts under the risk score, and the level bands
-    (docs/verification.md, "Score and risk"). Declared once, in dbt_project.yml (var
-    ``risk_levels``): dbt's scoring macros compile from it and ``marts.risk_levels``
-    publishes it in the snapshot, where this reads it."""
+    """The floor each flag severity puts under the risk score, the level bands
+    (docs/verification.md, "Score and risk"), and the decisive identity failures: the checks
+    whose FAIL puts the risk score at least at ``identity_floor`` (CONTRACT decision 21).
+    Declared once, in dbt_project.yml (vars ``risk_levels`` and ``identity_failures``):
+    dbt's scoring macros compile from them and ``marts.risk_levels`` and
+    ``marts.identity_failure_rule`` publish them in the snapshot, where this reads them."""
 
     floors: Mapping[str, float]
     levels: tuple[tuple[float, str], ...]  # (lower bound, level), highest first
+    identity_checks: tuple[str, ...] = ()
+    identity_floor: float = 0.0
 
     @classmethod
-    def from_rows(cls, rows: Iterable[Mapping[str, Any]]) -> RiskBands:
+    def from_rows(
+        cls,
+        rows: Iterable[Mapping[str, Any]],
+        identity_checks: Sequence[str] = (),
+        identity_floor: float = 0.0,
+    ) -> RiskBands:
         bands = sorted(rows, key=lambda r: float(r["risk_floor"]), reverse=True)
         if not bands or float(bands[-1]["risk_floor"]) != 0.0:
             raise ValueError("the risk bands must start at 0 (marts.risk_levels)")
         return cls(
             floors={str(b["severity"]): float(b["risk_floor"]) for b in bands},
             levels=tuple((float(b["risk_floor"]), str(b["level"])) for b in bands),
+            identity_checks=tuple(identity_checks),
+            identity_floor=float(identity_floor),
         )
 
     @classmethod
@@ -117,15 +129,39 @@ class RiskBands:
             rows = cursor.execute(
                 "select severity, risk_floor, level from marts.risk_levels"
             ).fetchall()
+            try:
+                rule = cursor.execute(
+                    "select checks, risk_floor from marts.identity_failure_rule"
+                ).fetchone()
+            except duckdb.CatalogException:
+                # a snapshot published before the rule was: its marts carry no identity
+                # floor either, and the recomputed risk agrees with them
+                rule = ("", 0.0)
         finally:
             cursor.close()
-        return cls.from_rows({"severity": r[0], "risk_floor": r[1], "level": r[2]} for r in rows)
+        if rule is None:
+            raise ValueError("marts.identity_failure_rule is empty")
+        return cls.from_rows(
+            ({"severity": r[0], "risk_floor": r[1], "level": r[2]} for r in rows),
+            identity_checks=[c for c in str(rule[0]).split(",") if c],
+            identity_floor=float(rule[1]),
+        )
 
-    def risk(self, score: float | None, severities: Iterable[str]) -> tuple[float, str]:
-        """Risk score (100 - assurance score, raised to the most severe flag's floor) and
-        level; a severity without a band adds no floor."""
+    def identity_failures(self, statuses: Mapping[str, str]) -> list[str]:
+        """The decisive identity checks whose status is FAIL, in the rule's order."""
+        return [c for c in self.identity_checks if statuses.get(c) == "FAIL"]
+
+    def risk(
+        self, score: float | None, severities: Iterable[str], identity_failures: Sequence[str] = ()
+    ) -> tuple[float, str]:
+        """Risk score (100 - assurance score, raised to the most severe flag's floor and, on
+        a decisive identity failure, to the identity floor) and level; a severity without a
+        band adds no floor."""
         base = 0.0 if score is None else 100.0 - score
-        value = round(max([base, *(self.floors.get(s, 0.0) for s in severities)]), 1)
+        floors = [base, *(self.floors.get(s, 0.0) for s in severities)]
+        if identity_failures:
+            floors.append(self.identity_floor)
+        value = round(max(floors), 1)
         level = next(name for bound, name in self.levels if value >= bound)
         return value, level
 
@@ -273,7 +309,13 @@ def verify(
     score = assurance_score((t["status"], t["weight"]) for t in tiles.values())
     if record is not None and not checks and not limited:
         score = record["assurance_score"]  # the mart's own figure (the same rule)
-    risk_score, level = context.bands.risk(score, severities)
+    if record is None:
+        statuses = {"abn_status": _not_in_register("abn_status")[0]}
+    else:
+        statuses = {c: v[0] for c, v in record["checks"].items()}
+    # like the flags, the decisive identity failures are the entity's whatever checks= names
+    identity_failures = context.bands.identity_failures(statuses)
+    risk_score, level = context.bands.risk(score, severities, identity_failures)
     generated = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
     response: dict[str, Any] = {
         "abn": abn,
@@ -282,7 +324,12 @@ def verify(
         "generated_at": generated.isoformat().replace("+00:00", "Z"),
         "as_of": as_of.isoformat(),
         "assurance_score": score,
-        "risk": {"score": risk_score, "level": level, "flags": flags},
+        "risk": {
+            "score": risk_score,
+            "level": level,
+            "flags": flags,
+            "identity_failures": identity_failures,
+        },
         "viper": {"attacked": bool(record and record["viper_attacked"])},
         "ppsr": {"registrations": 0 if record is None else int(record["ppsr_registrations"])},
         "insolvency": {"found": bool(record and record["insolvency_found"])},

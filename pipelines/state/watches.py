@@ -25,6 +25,7 @@ from typing import Any
 import duckdb
 import sqlalchemy as sa
 
+from pipelines.matching import ACTIVIST_NAME_THRESHOLD, match_names
 from pipelines.settings import Settings
 from pipelines.state.db import state_store
 from pipelines.state.tables import alerts, watches
@@ -205,16 +206,25 @@ def _squeeze_crossings(
 def _live_campaigns(
     snapshot: duckdb.DuckDBPyConnection, watch: dict[str, Any]
 ) -> list[tuple[str, dt.date, str, dict[str, Any]]]:
-    if watch["ticker"]:
-        condition, value = "target_ticker = ?", watch["ticker"]
-    else:
-        condition, value = "upper(target_name) like '%' || upper(?) || '%'", watch["company_name"]
-    rows = snapshot.execute(
+    columns = (
         "select campaign_id, activist, target_ticker, target_name, report_date, allegation_type,"
-        " pattern_match_score, pattern_evidence from marts.activist_campaigns"
-        f" where is_live and {condition} order by report_date",  # fixed condition text
-        [value],
-    ).fetchall()
+        " pattern_match_score, pattern_evidence from marts.activist_campaigns where is_live"
+    )
+    if watch["ticker"]:
+        rows = snapshot.execute(
+            f"{columns} and target_ticker = ? order by report_date", [watch["ticker"]]
+        ).fetchall()
+    else:
+        # a company name is matched, not searched (CONTRACT decision 20): the live campaigns
+        # whose target's name is at least 0.65 similar after normalisation, best first
+        live = snapshot.execute(f"{columns} order by report_date, campaign_id").fetchall()
+        found = match_names(
+            watch["company_name"],
+            ((campaign_id, target_name) for campaign_id, _, _, target_name, *_ in live),
+            ACTIVIST_NAME_THRESHOLD,
+        )
+        rank = {m.key: i for i, m in enumerate(found)}
+        rows = sorted((r for r in live if r[0] in rank), key=lambda r: rank[r[0]])
     return [
         (
             f"activist:{campaign_id}",

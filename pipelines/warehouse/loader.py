@@ -3,9 +3,11 @@
 One load of one source:
 
 1. find the newest snapshot of its landed files; none -> ``not_loaded`` (raw tables are
-   created empty if they never existed, so downstream models still build);
+   created empty if they never existed, so downstream models still build). A zip that
+   cannot be opened fails the load, unless its name dates it before the snapshot read;
 2. if the files are the ones the last successful load read (name, size and mtime, else
-   sha256) -> ``unchanged``: nothing is written;
+   sha256) -> ``unchanged``: nothing is written (but a load record when the last attempt
+   had failed: its files are gone, the source is current again);
 3. stream every file through the source's parser; the rows become Parquet parts in a new
    directory per table (``rawfiles``), written by the parse workers or a writer thread;
    rejected rows are staged for ``meta.quarantine``;
@@ -14,6 +16,11 @@ One load of one source:
 5. in ONE transaction: point each view ``raw.<table>`` at its new directory, append the
    manifest, the quarantine rows and the load record; then delete the previous files.
    A crash before the commit leaves the previous tables; the next load removes leftovers.
+
+From step 1 on, anything a landed file does fails this source's load only: it is recorded
+in ``meta.loads`` (status ``failed``, the message naming the source and the file) and
+raised as :class:`LoadError`, which the ingest asset turns into a failed source while the
+run goes on.
 """
 
 from __future__ import annotations
@@ -85,6 +92,8 @@ class LoadResult:
     checks: dict[str, list[CheckOutcome]] = field(default_factory=dict)  # raw table -> outcomes
     timings: dict[str, float] = field(default_factory=dict)  # phase -> seconds
     message: str = ""
+    # landed files passed over with a reason (a corrupt zip dated before the snapshot read)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def records_per_second(self) -> float:
@@ -115,7 +124,7 @@ def last_load(con: duckdb.DuckDBPyConnection, source: str) -> dict | None:
     """The last successful load of a source (status loaded), as a dict, or None."""
     row = con.execute(
         """
-        select load_id, fingerprint, row_counts, extract_date, finished_at
+        select load_id, fingerprint, row_counts, extract_date, finished_at, quarantined
         from meta.loads where source = ? and status = 'loaded'
         order by finished_at desc limit 1
         """,
@@ -129,6 +138,7 @@ def last_load(con: duckdb.DuckDBPyConnection, source: str) -> dict | None:
         "row_counts": json.loads(row[2] or "{}"),
         "extract_date": row[3],
         "finished_at": row[4],
+        "quarantined": row[5] or 0,
     }
 
 
@@ -221,39 +231,44 @@ def _load_source(
     clock = time.perf_counter()
     ensure_raw_tables(con, source, settings)
     _drop_staging(con, source, settings)
-    files = discover(settings.landing_dir / source.folder, source.patterns, source.snapshot_key)
-    if not files:
-        return LoadResult(
-            source.name,
-            "not_loaded",
-            message=f"no files in {settings.landing_dir / source.folder} matching {', '.join(source.patterns)}",
-        )
-    paths = sorted({f.path for f in files})
-    previous = last_load(con, source.name)
-    sums: dict[Path, str] | None = None
-    if previous and not force:
-        if _quick_fingerprint(paths) == _manifest_quick(con, previous["load_id"]):
-            return _unchanged(source, previous, files, clock)
-        sums = checksums(paths)
-        if _content_fingerprint(sums) == previous["fingerprint"]:
-            return _unchanged(source, previous, files, clock)
-    # Nothing to compare against: hash the files while they are parsed (hashing releases
-    # the GIL) and wait for the sums only at the swap.
-    hashing = ThreadPoolExecutor(max_workers=1) if sums is None else None
-    pending_sums = hashing.submit(checksums, paths) if hashing else None
-
-    # A daily source whose loaded files are all still there, unchanged: parse only the new
-    # ones and carry the previous load's rows over (hard links to its Parquet parts).
-    carried_from: str | None = None
-    to_parse = files
-    if source.incremental and previous and not force and sums is not None:
-        new_files = _files_not_loaded(con, previous["load_id"], files, sums)
-        if new_files is not None:
-            carried_from, to_parse = previous["load_id"], new_files
-
     load_id = new_load_id(source.name)
-    result = LoadResult(source.name, "loaded", load_id=load_id, files=[f.name for f in files])
-    try:
+    result = LoadResult(source.name, "loaded", load_id=load_id)
+    hashing: ThreadPoolExecutor | None = None
+    try:  # from discovery on: whatever a landed file does, the source fails, not the run
+        folder = settings.landing_dir / source.folder
+        files = discover(folder, source.patterns, source.snapshot_key, passed_over=result.warnings)
+        if not files:
+            return LoadResult(
+                source.name,
+                "not_loaded",
+                message=f"no files in {folder} matching {', '.join(source.patterns)}",
+                warnings=result.warnings,
+            )
+        result.files = [f.name for f in files]
+        paths = sorted({f.path for f in files})
+        previous = last_load(con, source.name)
+        sums: dict[Path, str] | None = None
+        if previous and not force:
+            same = _quick_fingerprint(paths) == _manifest_quick(con, previous["load_id"])
+            if not same:
+                sums = checksums(paths)
+                same = _content_fingerprint(sums) == previous["fingerprint"]
+            if same:
+                return _unchanged(con, source, previous, result, started, clock)
+        # Nothing to compare against: hash the files while they are parsed (hashing releases
+        # the GIL) and wait for the sums only at the swap.
+        hashing = ThreadPoolExecutor(max_workers=1) if sums is None else None
+        pending_sums = hashing.submit(checksums, paths) if hashing else None
+
+        # A daily source whose loaded files are all still there, unchanged: parse only the new
+        # ones and carry the previous load's rows over (hard links to its Parquet parts).
+        carried_from: str | None = None
+        to_parse = files
+        if source.incremental and previous and not force and sums is not None:
+            new_files = _files_not_loaded(con, previous["load_id"], files, sums)
+            if new_files is not None:
+                carried_from, to_parse = previous["load_id"], new_files
+
         tick = time.perf_counter()
         if carried_from is not None:
             _carry_parts(con, source, settings, load_id)
@@ -271,7 +286,9 @@ def _load_source(
             if o.blocking and not o.passed
         ]
         if failed:
-            first = _first_cause(con, source)
+            if previous is not None and sums is None and pending_sums is not None:
+                sums = pending_sums.result()  # forced: which files changed, by checksum
+            first = _first_cause(con, source, _new_since(con, previous, files, sums))
             raise LoadError(
                 f"{source.name}: {first + '; ' if first else ''}"
                 "blocking data-quality checks failed: " + "; ".join(failed)
@@ -285,8 +302,13 @@ def _load_source(
         _swap(con, source, settings, load_id, started, sums, manifest, result, carried_from)
         result.timings["swap"] = time.perf_counter() - tick
     except Exception as exc:
-        known = isinstance(exc, SourceFileError | LoadError)
-        message = str(exc) if known else f"{source.name}: {type(exc).__name__}: {exc}"
+        message = (
+            str(exc)
+            if isinstance(exc, LoadError)
+            else f"{source.name}: {exc}"
+            if isinstance(exc, SourceFileError)
+            else f"{source.name}: {type(exc).__name__}: {exc}"
+        )
         kept = _keep_failed_quarantine(con, source, load_id)
         _drop_staging(con, source, settings)
         _record_load(con, load_id, source.name, "failed", started, None, {}, kept, None, message)
@@ -300,23 +322,58 @@ def _load_source(
     return result
 
 
-def _first_cause(con: duckdb.DuckDBPyConnection, source: Source) -> str:
-    """The file whose rows were quarantined most and its first reason, as "FILE: N of its
-    rows quarantined, the first at line L: REASON" (empty when none was)."""
+def _new_since(
+    con: duckdb.DuckDBPyConnection,
+    previous: dict | None,
+    files: list[LandingFile],
+    sums: dict[Path, str] | None,
+) -> list[str] | None:
+    """The files of this load that the last good load did not read as they are now (new, or
+    changed since: another checksum): one of them, or a file no longer read, is why this load
+    fails where that one passed. None when there is no last good load (every file is new)."""
+    if previous is None:
+        return None
+    loaded = dict(
+        con.execute(
+            "select file_name, sha256 from meta.manifest where load_id = ?",
+            [previous["load_id"]],
+        ).fetchall()
+    )
+    return [
+        f.name
+        for f in files
+        if f.name not in loaded or sums is None or sums.get(f.path) != loaded[f.name]
+    ]
+
+
+def _first_cause(
+    con: duckdb.DuckDBPyConnection, source: Source, new: list[str] | None = None
+) -> str:
+    """The file that made the load fail, and its first quarantined row: "FILE: N rows
+    quarantined, the first at line L: REASON".
+
+    The file is one of ``new`` (the files new or changed since the last good load, which
+    passed its checks with the others): the one with the most quarantined rows, else ``new``
+    is named as it is ("FILE, new since the last good load"). Without a last good
+    load (``new`` None), the file with the most quarantined rows; empty when none has any.
+    """
     table = f"raw.{source.name}__quarantine__loading"
     try:
-        row = con.execute(
+        rows = con.execute(
             f"""
             select file_name, count(*) as n, min(line), arg_min(reason, line)
-            from {table} group by file_name order by n desc, file_name limit 1
+            from {table} group by file_name order by n desc, file_name
             """
-        ).fetchone()
+        ).fetchall()
     except duckdb.Error:
+        rows = []
+    for file, count, line, reason in rows:
+        if new is None or file in new:
+            return f"{file}: {count:,} rows quarantined, the first at line {line}: {reason}"
+    if not new:
         return ""
-    if row is None:
-        return ""
-    file, count, line, reason = row
-    return f"{file}: {count:,} rows quarantined, the first at line {line}: {reason}"
+    shown = ", ".join(new[:3]) + (f" and {len(new) - 3} more" if len(new) > 3 else "")
+    return f"{shown}, new since the last good load"
 
 
 def _keep_failed_quarantine(con: duckdb.DuckDBPyConnection, source: Source, load_id: str) -> int:
@@ -379,18 +436,57 @@ def _count_carried(
 
 
 def _unchanged(
-    source: Source, previous: dict, files: list[LandingFile], clock: float
+    con: duckdb.DuckDBPyConnection,
+    source: Source,
+    previous: dict,
+    attempt: LoadResult,
+    started: dt.datetime,
+    clock: float,
 ) -> LoadResult:
-    return LoadResult(
+    """The landed files are the ones the last good load read: nothing is written. Unless
+    the source's last attempt failed: the files it refused are gone, so the source is
+    current again, and a load record (status ``unchanged``, under ``attempt``'s id) says so
+    (``bvs status``, the snapshot's ``meta.source_failures`` read the last attempt)."""
+    result = LoadResult(
         source.name,
         "unchanged",
         load_id=previous["load_id"],
         rows=previous["row_counts"],
-        files=[f.name for f in files],
+        files=attempt.files,
         extract_date=previous["extract_date"],
-        seconds=time.perf_counter() - clock,
         message="the landed files are the ones already loaded",
+        warnings=attempt.warnings,
     )
+    if _last_attempt(con, source.name) == "failed":
+        result.message = (
+            f"the landed files are again the ones of the last good load ({previous['load_id']}):"
+            " the files the last attempt refused are gone"
+        )
+        assert attempt.load_id is not None
+        _record_load(
+            con,
+            attempt.load_id,
+            source.name,
+            "unchanged",
+            started,
+            previous["fingerprint"],
+            previous["row_counts"],
+            previous["quarantined"],
+            previous["extract_date"],
+            result.message,
+        )
+    result.seconds = time.perf_counter() - clock
+    return result
+
+
+def _last_attempt(con: duckdb.DuckDBPyConnection, source: str) -> str | None:
+    """The status of the source's latest recorded load attempt."""
+    row = con.execute(
+        "select status from meta.loads where source = ?"
+        " order by started_at desc, load_id desc limit 1",
+        [source],
+    ).fetchone()
+    return str(row[0]) if row else None
 
 
 def _drop_staging(con: duckdb.DuckDBPyConnection, source: Source, settings: Settings) -> None:
@@ -695,7 +791,8 @@ def _swap(
             result.quarantined,
             result.extract_date,
             f"{sum(result.rows.values())} rows from {len(result.files)} files"
-            + (f" ({len(manifest)} new, the rest carried over)" if carried_from else ""),
+            + (f" ({len(manifest)} new, the rest carried over)" if carried_from else "")
+            + "".join(f"; {w}" for w in result.warnings),
         )
         con.execute("commit")
     except BaseException:

@@ -142,12 +142,14 @@ create table {snap}.meta.source_failures (
 """
 
 # Sources whose latest load attempt failed: the snapshot serves their last good data
-# (meta.sources), and says why the newer files were refused.
+# (meta.sources), and says why the newer files were refused. A later successful load, or a
+# recorded "unchanged" attempt (the refused files are gone, the last good ones are back),
+# clears it.
 _FAILURES_FROM_LOADS = """
 insert into {snap}.meta.source_failures
 select source, load_id, started_at, message
 from {wh}.meta.loads
-where status in ('loaded', 'failed')
+where status in ('loaded', 'unchanged', 'failed')
 qualify row_number() over (partition by source order by started_at desc, load_id desc) = 1
     and status = 'failed'
 order by source

@@ -402,6 +402,29 @@ def test_the_published_warn_cluster_rule_is_the_declared_one(built: tuple[Path, 
     ]
 
 
+def test_the_published_identity_failure_rule_is_the_declared_one(
+    built: tuple[Path, Path],
+) -> None:
+    """dbt_project.yml's var identity_failures (CONTRACT decision 21) is the one declaration:
+    marts.identity_failure_rule carries it, with the floor of its severity's band, to the API."""
+    warehouse, _ = built
+    declared = yaml.safe_load((DBT_PROJECT_DIR / "dbt_project.yml").read_text())["vars"]
+    floor = next(
+        b["risk_floor"]
+        for b in declared["risk_levels"]
+        if b["severity"] == declared["identity_failures"]["severity"]
+    )
+    assert query(
+        warehouse, "select checks, severity, risk_floor from marts.identity_failure_rule"
+    ) == [
+        {
+            "checks": ",".join(declared["identity_failures"]["checks"]),
+            "severity": declared["identity_failures"]["severity"],
+            "risk_floor": float(floor),
+        }
+    ]
+
+
 def test_live_tiles_come_from_the_live_checks_and_the_rest_say_not_run(
     built: tuple[Path, Path],
 ) -> None:
@@ -563,6 +586,7 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         ("marts", "entities", "BASE TABLE"),
         ("marts", "entity_names", "BASE TABLE"),
         ("marts", "flags", "BASE TABLE"),
+        ("marts", "identity_failure_rule", "BASE TABLE"),
         ("marts", "match_adverse", "BASE TABLE"),
         ("marts", "match_afs_licensees", "BASE TABLE"),
         ("marts", "match_asx_listed", "BASE TABLE"),

@@ -65,6 +65,7 @@ EXPECTED_KEYS = [
     "marts/entities",
     "marts/entity_names",
     "marts/flags",
+    "marts/identity_failure_rule",
     "marts/match_adverse",
     "marts/match_afs_licensees",
     "marts/match_asx_listed",
@@ -299,12 +300,14 @@ def test_ledger_job_is_partitioned_by_day_and_customer_with_its_checks() -> None
     )
 
 
-def test_ledger_schedule_and_publish_sensor_are_off_by_default() -> None:
+def test_ledger_schedule_and_publish_sensor_run_out_of_the_box() -> None:
+    """SPEC 6.2, alerts within 24 hours of a material change, with no operator: the nightly
+    re-verification and the re-verification after each publish ship running."""
     schedule = defs.resolve_schedule_def("nightly_ledger_reverification")
     sensor = defs.resolve_sensor_def("ledgers_after_publish")
-    assert schedule.default_status == dg.DefaultScheduleStatus.STOPPED
+    assert schedule.default_status == dg.DefaultScheduleStatus.RUNNING
     assert schedule.execution_timezone == "Australia/Brisbane"
-    assert sensor.default_status == dg.DefaultSensorStatus.STOPPED
+    assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
 
 
 def test_ledger_schedule_asks_one_run_per_customer_with_a_ledger(

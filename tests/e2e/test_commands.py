@@ -10,6 +10,7 @@ import contextlib
 import datetime as dt
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -153,6 +154,33 @@ def test_every_planted_match_lands_in_its_table_with_its_method(world: dict) -> 
     assert not wrong, wrong
 
 
+def test_a_record_whose_listed_identifier_names_no_entity_is_matched_by_name_and_says_so(
+    world: dict, snapshot_con: duckdb.DuckDBPyConnection
+) -> None:
+    """CONTRACT decision 19: the record is kept (not quarantined), matched by its register's
+    name rule, and its match and the tile's evidence say "listed ABN/ACN ... not found"."""
+    cases = [
+        (c, m)
+        for c in world["planted"]["cases"]
+        if c["id"].startswith("identifier/")
+        for m in c["matches"]
+        if m["method"] == "name"
+    ]
+    assert len(cases) >= 6
+    for case, match in cases:
+        record = match["record"]
+        where = " and ".join(f"{k} = ?" for k in record)
+        [(note,)] = snapshot_con.execute(
+            f"select identifier_note from marts.{match['table']} where abn = ? and {where}",
+            [case["abn"], *record.values()],
+        ).fetchall()
+        assert re.fullmatch(r"listed (ABN|ACN) \d+ not found", note or ""), (case["id"], note)
+        tile = verify(snapshot_con, case["abn"], as_of=dt.date.fromisoformat(AS_OF))["checks"][
+            case["check"]
+        ]
+        assert note in json.dumps(tile["detail"]), (case["id"], tile["detail"])
+
+
 def test_no_planted_decoy_matches(world: dict) -> None:
     decoys = [(c, m) for c in world["planted"]["cases"] for m in c["non_matches"]]
     assert len(decoys) >= 10
@@ -221,9 +249,14 @@ def test_planted_case_verifies_as_its_spec_row_says(
     if planted_case.get("check"):
         tile = response["checks"][planted_case["check"]]
         assert tile["status"] == planted_case["status"], tile["reason"]
+        assert planted_case.get("reason", "") in tile["reason"], tile["reason"]
     fired = set(response["risk"]["flags"])
     assert set(planted_case["flags"]) <= fired
     assert not set(planted_case["not_flags"]) & fired
+    if "risk" in planted_case:
+        assert response["risk"]["level"] in planted_case["risk"], response["risk"]
+    if "identity_failures" in planted_case:
+        assert response["risk"]["identity_failures"] == planted_case["identity_failures"]
 
 
 def test_verify_command_prints_the_verification(world: dict) -> None:
@@ -419,6 +452,15 @@ def test_viper_finds_the_live_campaign_with_all_four_pattern_elements(world: dic
         evidence["positioning"]["short_pct_before_report"]
         > evidence["positioning"]["short_pct_earlier"]
     )
+    # by name: matched, not searched (CONTRACT decision 20): the target's name written with
+    # "and" for "&" and "Limited" for "Ltd" finds the same campaign; a part of it does not
+    name = response["target_name"]
+    spelled = name.replace("&", "and").replace(" LTD", " Limited").title()
+    by_name = json.loads(_run(["viper", "--name", spelled], world["env"]).stdout)
+    assert (by_name["ticker"], by_name["current_risk_score"]) == (live["ticker"], 100)
+    assert by_name["name_match"]["similarity"] >= 0.65
+    part = json.loads(_run(["viper", "--name", name.split()[0]], world["env"]).stdout)
+    assert part["ticker"] != live["ticker"]
     # a real, documented campaign is in the database too (shared/data/activist_campaigns.csv)
     real = json.loads(_run(["viper", "TWE"], world["env"]).stdout)
     assert real["historical_campaign_count"] >= 1 and real["active_campaigns"] is False

@@ -63,10 +63,28 @@ def test_a_run_prints_one_summary_per_ledger(ledgers: dict[str, Any]) -> None:
         } <= set(summary)
         assert summary["run_date"] == AS_OF and summary["recorded"] is True
         assert summary["changes"] == 0 and summary["alerts"] == 0  # a first run: nothing to compare
-        assert (
-            sum(summary["by_risk_level"].values()) + summary["by_resolution"]["needs_review"]
-            >= summary["suppliers"] - summary["by_resolution"]["needs_review"]
-        )
+
+
+def test_a_run_summary_accounts_for_every_supplier_and_every_row(ledgers: dict[str, Any]) -> None:
+    """by_risk_level adds up to the suppliers (those with no ABN to verify are "unverified"
+    and listed by line), and the rows intake ignored are listed with their line."""
+    for summary in ledgers["first"]:
+        key = (summary["customer"], summary["ledger"])
+        assert sum(summary["by_risk_level"].values()) == summary["suppliers"]
+        assert sum(summary["by_resolution"].values()) == summary["suppliers"]
+        suppliers = ledgers["shown"][key]["suppliers"]
+        no_abn = [s["line"] for s in suppliers if s["abn"] is None]
+        assert no_abn and [u["line"] for u in summary["unverified"]] == no_abn
+        assert summary["by_risk_level"]["unverified"] == len(no_abn)
+        assert all(u["reason"] for u in summary["unverified"])
+        planted = [
+            i
+            for i in ledgers["planted"]["ledgers"]["ignored"]
+            if (i["customer"], i["ledger"]) == key
+        ]
+        assert [i["line"] for i in summary["ignored"]] == [i["line"] for i in planted]
+        for got, want in zip(summary["ignored"], planted, strict=True):
+            assert got["reason"].startswith(want["reason"]) and got["held"], got
 
 
 def test_planted_ledger_case(ledgers: dict[str, Any], ledger_case: dict[str, Any]) -> None:
@@ -200,7 +218,9 @@ def test_import_lands_a_new_file_and_keeps_the_old(ledgers: dict[str, Any], tmp_
         "ABN,Supplier Name,State\n"
         + "\n".join(
             f"{s['abn']},{s['supplier_name']},{s['ledger_row']['state'] or ''}"
-            for s in ledgers["shown"][("coastal-council", "vendors")]["suppliers"][:5]
+            for s in [
+                s for s in ledgers["shown"][("coastal-council", "vendors")]["suppliers"] if s["abn"]
+            ][:5]
         )
         + "\n,Nobody In Particular Widgets,QLD\n"
     )
@@ -214,6 +234,11 @@ def test_import_lands_a_new_file_and_keeps_the_old(ledgers: dict[str, Any], tmp_
     )
     assert summary["verified"] == 5 and summary["resolved_by_name"] == 0
     assert [r["line"] for r in summary["needs_review"]] == [7]
+    assert summary["columns"] == {
+        "used": {"abn": "ABN", "supplier_name": "Supplier Name", "state": "State"},
+        "ignored": [],
+    }
+    assert summary["ignored"] == []
     assert (landed.parent / "vendors.csv").read_bytes() == good.read_bytes()
     assert not landed.exists()  # the same ledger sent as .csv replaces the .xlsx ...
     kept = list((landed.parent / "replaced").iterdir())
@@ -365,6 +390,7 @@ def test_the_monthly_report_as_csv_reads_back_with_every_tile(
         for check_id in check_ids:
             expected = supplier["checks"][check_id]["status"] if supplier["checks"] else ""
             assert row[f"{check_id}_status"] == expected
+        assert row["identity_failures"] == " ".join(supplier["risk"]["identity_failures"])
     case = _case(ledgers, "ledger/changes/ages-into-pass")
     assert int(by_line[case["line"]]["changes_in_month"]) >= 2
 
@@ -457,12 +483,14 @@ def test_api_ledger_suppliers_filter_and_page(ledger_api: Any, ledgers: dict[str
     shown = show(ledgers["env"], "harbour-health")
     review = [s["supplier_ref"] for s in shown["suppliers"] if s["resolution"] == "needs_review"]
     first = api.get(
-        "/api/robot/ledgers/suppliers", keys["harbour"], status="needs_review", limit=4
-    ).json()
+        "/api/robot/ledgers/suppliers", keys["harbour"], status="needs_review", limit=4,
+        order="line",
+    ).json()  # fmt: skip
     assert first["total"] == len(review) and first["next_offset"] == 4
     second = api.get(
-        "/api/robot/ledgers/suppliers", keys["harbour"], status="needs_review", limit=4, offset=4
-    ).json()
+        "/api/robot/ledgers/suppliers", keys["harbour"], status="needs_review", limit=4, offset=4,
+        order="line",
+    ).json()  # fmt: skip
     assert [s["supplier_ref"] for s in first["suppliers"] + second["suppliers"]] == review[:8]
     high = api.get(
         "/api/robot/ledgers/suppliers", keys["harbour"], risk_level="high", limit=500
@@ -518,7 +546,7 @@ def test_api_ledger_answers_are_what_the_document_says(ledger_api: Any) -> None:
     assert listed["ledgers"] and listed["ledgers"][0]["latest_run"]
     page = check_conforms(
         schema, f"{base}/{{ledger}}", harbour, path_parameters={"ledger": "suppliers"},
-        query={"limit": 500},
+        query={"limit": 500, "order": "line"},
     ).json()  # fmt: skip
     assert {s["resolution"] for s in page["suppliers"]} >= {"verified", "needs_review"}
     changed = check_conforms(
@@ -530,3 +558,42 @@ def test_api_ledger_answers_are_what_the_document_says(ledger_api: Any) -> None:
         check_conforms(schema, path, harbour, path_parameters={"ledger": "vendors"}, status=404)
     check_conforms(schema, base, keys["individual"], status=403)
     check_conforms(schema, "/api/robot/alerts", harbour)  # the ledger alerts, after the runs above
+
+
+IDENTITY_CHECKS = ("abn_status", "company_status", "insolvency", "gst")
+LEVEL_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3, None: 4}
+
+
+def test_a_decisive_identity_failure_is_never_low_risk_and_comes_first(
+    ledger_api: Any, ledgers: dict[str, Any]
+) -> None:
+    """CONTRACT decision 21: every supplier with abn_status, company_status, insolvency or gst
+    FAIL (the ledger rules applied: a cancelled ABN, a name that differs materially, GST charged
+    while unregistered) is at least high and its risk names those tiles; the API's default
+    order is the report's act-first order, `order=line` the file's."""
+    api, keys = ledger_api
+    shown = show(ledgers["env"], "harbour-health")["suppliers"]
+    failing = [
+        s
+        for s in shown
+        if any(s["checks"].get(c, {}).get("status") == "FAIL" for c in IDENTITY_CHECKS)
+    ]
+    assert len(failing) > 100
+    for supplier in shown:
+        named = [
+            c for c in IDENTITY_CHECKS if supplier["checks"].get(c, {}).get("status") == "FAIL"
+        ]
+        assert supplier["risk"]["identity_failures"] == named, supplier["supplier_ref"]
+        if named:
+            assert supplier["risk"]["level"] in ("high", "critical"), supplier["supplier_ref"]
+            assert supplier["risk"]["score"] >= 70
+    by_risk = api.get("/api/robot/ledgers/suppliers", keys["harbour"], limit=500).json()
+    assert by_risk["order"] == "risk"
+    page = by_risk["suppliers"]
+    ranks = [(LEVEL_RANK[s["risk"]["level"]], -(s["risk"]["score"] or 0)) for s in page]
+    assert ranks == sorted(ranks) and page[0]["risk"]["level"] in ("critical", "high")
+    by_line = api.get(
+        "/api/robot/ledgers/suppliers", keys["harbour"], order="line", limit=500
+    ).json()["suppliers"]
+    assert [s["line"] for s in by_line] == sorted(s["line"] for s in by_line)
+    assert api.get("/api/robot/ledgers/suppliers", keys["harbour"], order="x").status_code == 400

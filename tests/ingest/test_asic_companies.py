@@ -116,12 +116,9 @@ BAD_ROWS = [
     (4, "invalid ACN in ACN: '004000007'"),
     (5, "expected 15 fields, found 16"),
     (8, "expected 15 fields, found 3"),
-    (9, "invalid ABN in ABN: '12345678901'"),
-    (
-        10,
-        "invalid ABN in ABN: '12345678902'; "
-        "bad date in Current Name Start Date (expected DD/MM/YYYY): '2015-07-01'",
-    ),
+    # line 9 lists an ABN that fails its check digits: kept as listed (CONTRACT decision 19);
+    # its ACN, the company's own key, is valid
+    (10, "bad date in Current Name Start Date (expected DD/MM/YYYY): '2015-07-01'"),
     (11, "empty ACN"),
 ]
 
@@ -132,9 +129,11 @@ def test_bad_rows_are_quarantined_and_good_rows_load() -> None:
     assert table.column("company_name").to_pylist() == [
         "GOOD ROW A PTY LTD",
         "GOOD ROW B PTY LTD",
+        "BAD ABN PTY LTD",
         "GOOD ROW C LIMITED",
     ]
-    assert table.column("source_line").to_pylist() == [2, 7, 13]
+    assert table.column("source_line").to_pylist() == [2, 7, 9, 13]
+    assert table.column("abn").to_pylist()[2] == "12345678901"  # the ABN as listed
     assert [(q.line, q.reason) for q in batch.quarantine] == BAD_ROWS
     assert {q.file for q in batch.quarantine} == {"company_bad_rows.csv"}
 

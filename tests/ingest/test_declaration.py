@@ -73,9 +73,9 @@ def test_a_register_column_added_to_the_declaration_reaches_the_spec(tmp_path: P
         ",".join(f'"{h}"' for h in header) + "\n" + ",".join(f'"{row[h]}"' for h in header) + "\n"
     )
     (batch,) = read_delimited(LandingFile(path), spec)
-    assert batch.tables["banned_persons"].num_rows == 0  # the ABN fails its check digits
-    (bad,) = batch.quarantine
-    assert bad.reason == "invalid ABN in BD_PER_ABN: '1'"
+    # the ABN fails its check digits: a listed identifier, kept as listed (CONTRACT decision 19)
+    assert batch.tables["banned_persons"].column("bd_per_abn").to_pylist() == ["1"]
+    assert batch.quarantine == []
 
 
 def test_declarations_are_checked() -> None:
@@ -112,11 +112,17 @@ def test_every_source_table_is_read_by_its_declared_layout() -> None:
     assert len(t.ASIC_FINANCIAL_ADVISERS.loaded) == 12  # the columns LANDING.md names
 
 
-def test_identifier_columns_of_a_declaration_get_check_digit_checks() -> None:
+def test_key_identifier_columns_of_a_declaration_get_check_digit_checks() -> None:
+    """A key identifier (the record's own identity) is checked; one a record only lists is
+    kept as listed (CONTRACT decision 19) and gets no blocking check."""
     layout = _with(
-        t.GAZETTE_NOTICES, t.Column("liquidator_abn", "abn"), t.Column("holding_acn", "acn")
+        t.GAZETTE_NOTICES,
+        t.Column("liquidator_abn", "abn", key=True),
+        t.Column("holding_acn", "acn", key=True),
     )
     checks = raw_table("gazette__notices", layout, "notices", key=("notice_id",)).checks
-    assert checks.abn_columns == ("abn", "liquidator_abn")
-    assert checks.acn_columns == ("acn", "holding_acn")
-    assert SOURCES["gazette"].tables["notices"].checks.abn_columns == ("abn",)
+    assert checks.abn_columns == ("liquidator_abn",)
+    assert checks.acn_columns == ("holding_acn",)
+    assert SOURCES["gazette"].tables["notices"].checks.abn_columns == ()
+    assert SOURCES["abr"].tables["abns"].checks.abn_columns == ("abn",)
+    assert SOURCES["asic_companies"].tables["companies"].checks.acn_columns == ("acn",)

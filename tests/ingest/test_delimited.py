@@ -37,6 +37,12 @@ TOY_SCHEMA = pa.schema(
 )
 
 
+# the same file with the identifier as the record's key (not null): it must pass its check digits
+KEYED_NUMBER_SCHEMA = pa.schema(
+    [f.with_nullable(False) if f.name == "number" else f for f in TOY_SCHEMA]
+)
+
+
 def toy_spec(**overrides: object) -> DelimitedSpec:
     settings: dict[str, object] = {
         "dataset": "Toy Register",
@@ -211,6 +217,26 @@ def test_header_only_file_yields_nothing(tmp_path: Path) -> None:
     assert list(read_delimited(write(tmp_path, (HEADER + "\r\n").encode()), toy_spec())) == []
 
 
+@pytest.mark.parametrize("quoted", [False, True], ids=["unquoted", "quoted"])
+def test_header_only_file_with_an_unexpected_column_quarantines_its_header(
+    tmp_path: Path, quoted: bool
+) -> None:
+    """Issue 34: with rows, an extra header column either comes with every row (ignored) or
+    quarantines every row; with none, the header line itself is quarantined, naming it."""
+    header = HEADER + "\tEXTRA\tTOY_UNREAD"
+    spec = toy_spec(quoted=quoted, unread=frozenset({"Toy_Unread"}))
+    batch = read_all(write(tmp_path, (header + "\r\n\r\n").encode()), spec)
+    assert batch.tables["toys"].num_rows == 0
+    assert [(q.file, q.line, q.reason, q.raw) for q in batch.quarantine] == [
+        (
+            "toys.csv",
+            1,
+            "header only, no rows: the Toy Register header has unexpected column(s) ['EXTRA']",
+            header,
+        )
+    ]
+
+
 def test_delimiter_is_read_from_the_header(tmp_path: Path) -> None:
     content = "TOY_NAME,TOY_START_DT,TOY_NOTE\nA,01/01/2020,x\n"
     assert rows(read_all(write(tmp_path, content.encode())), "name", "note") == [("A", "x")]
@@ -372,12 +398,25 @@ def test_values_are_trimmed_and_empty_is_null(tmp_path: Path) -> None:
 
 def test_quarantine_lists_every_reason_for_a_row(tmp_path: Path) -> None:
     content = HEADER + "\n \t12345678901\t31/02/2020\tx\n"
-    [entry] = read_all(write(tmp_path, content.encode(), "t.csv")).quarantine
+    spec = toy_spec(
+        schema=KEYED_NUMBER_SCHEMA, required=frozenset({"TOY_NAME", "TOY_ABN_ACN", "TOY_START_DT"})
+    )
+    [entry] = read_all(write(tmp_path, content.encode(), "t.csv"), spec).quarantine
     assert (entry.file, entry.line, entry.raw) == ("t.csv", 2, " \t12345678901\t31/02/2020\tx")
     assert entry.reason == (
         "empty TOY_NAME; invalid ABN or ACN in TOY_ABN_ACN: '12345678901'; "
         "bad date in TOY_START_DT (expected DD/MM/YYYY): '31/02/2020'"
     )
+
+
+def test_a_listed_identifier_failing_its_check_digits_is_kept_as_listed(tmp_path: Path) -> None:
+    """CONTRACT decision 19: a record is never quarantined for the identifier it lists alone;
+    the identifier is kept as listed (cleaned) and the matching finds it names no entity. A key
+    identifier (the record's own, not null) is still checked: KEYED_NUMBER_SCHEMA above."""
+    content = HEADER + "\nA\t12 345 678 901\t01/02/2020\tx\nB\t51824753556\t01/02/2020\t\n"
+    batch = read_all(write(tmp_path, content.encode(), "t.csv"))
+    assert batch.quarantine == []
+    assert rows(batch, "name", "number") == [("A", "12345678901"), ("B", "51824753556")]
 
 
 # --- batching ------------------------------------------------------------------------------

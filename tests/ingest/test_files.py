@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -241,3 +242,64 @@ def test_every_file_key_reads_every_file_of_an_accumulating_source(tmp_path: Pat
         ("QBCC_20240101.csv", None),
         ("QBCC_20250101.csv", None),
     ]
+
+
+# --------------------------------------------------------------------------------------
+# corrupt zips: which ones fail, which are passed over
+# --------------------------------------------------------------------------------------
+
+COMPANY_PATTERNS = SOURCES["asic_companies"].patterns
+
+
+def truncated_zip(path: Path, *members: str) -> Path:
+    """A zip cut in half: its central directory (at the end) is gone."""
+    archive = make_zip(path, *members)
+    archive.write_bytes(archive.read_bytes()[: archive.stat().st_size // 2])
+    return archive
+
+
+def test_a_corrupt_zip_dated_before_the_newest_snapshot_is_passed_over(tmp_path: Path) -> None:
+    """Issue 34: an older extract the load would not read fails nothing, corrupt or not."""
+    touch(tmp_path, "company_202411.csv")
+    truncated_zip(tmp_path / "company_202410.zip", "company_202410.csv")
+    files = discover(tmp_path, COMPANY_PATTERNS, dated_name_key)
+    assert [f.name for f in files] == ["company_202411.csv"]
+    passed_over: list[str] = []
+    discover(tmp_path, COMPANY_PATTERNS, dated_name_key, passed_over=passed_over)
+    (line,) = passed_over
+    assert line.startswith("company_202410.zip: cannot open zip: "), line
+    assert line.endswith("passed over: its name dates it before the newest snapshot, the one read")
+
+
+@pytest.mark.parametrize(
+    ("existing", "broken", "patterns", "key"),
+    [
+        pytest.param(
+            "company_202411.csv", "company_202412.zip", COMPANY_PATTERNS, dated_name_key,
+            id="named for a newer snapshot",
+        ),
+        pytest.param(
+            "company_202411.csv", "company_202411.zip", COMPANY_PATTERNS, dated_name_key,
+            id="named for the snapshot read",
+        ),
+        pytest.param(
+            "20261118_Public01.xml", "public_split_1_10.zip", ABR_PATTERNS, dated_name_key,
+            id="no date in its name",
+        ),
+        pytest.param(
+            "registrations_2025.csv", "registrations_20240101.zip", ("registrations*.csv",),
+            every_file_key, id="a folder whose every file is read",
+        ),
+    ],
+)  # fmt: skip
+def test_a_corrupt_zip_that_may_hold_files_read_fails_naming_it(
+    tmp_path: Path,
+    existing: str,
+    broken: str,
+    patterns: tuple[str, ...],
+    key: Callable[[str], SnapshotKey],
+) -> None:
+    touch(tmp_path, existing)
+    truncated_zip(tmp_path / broken, existing)
+    with pytest.raises(SourceFileError, match=rf"^{broken.replace('.', '[.]')}: cannot open zip"):
+        discover(tmp_path, patterns, key)

@@ -128,13 +128,14 @@ def test_afs_licensees_fields_span_lines_and_abn_or_acn(tmp_path: Path) -> None:
         ],
     )
     batch = parse("asic_afs_licensees", file)
-    first, second = rows(batch)
+    first, second, third = rows(batch)
     assert first["afs_lic_condition"] == (
         'Condition 1: provide advice\nCondition 2: deal in "products"'
     )
     assert first["afs_lic_abn_acn"] == ABN and second["afs_lic_abn_acn"] == ACN
     assert second["source_line"] == 4  # the first record spanned lines 2 and 3
-    assert [q.line for q in batch.quarantine] == [5]  # neither a valid ABN nor ACN
+    # neither a valid ABN nor ACN: kept as listed (CONTRACT decision 19), not quarantined
+    assert third["afs_lic_abn_acn"] == "12345678901" and batch.quarantine == []
 
 
 def test_credit_licensees_read_by_header_name(tmp_path: Path) -> None:

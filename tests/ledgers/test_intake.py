@@ -178,7 +178,9 @@ def test_blank_lines_totals_and_line_numbers(tmp_path: Path) -> None:
     parsed = read_ledger(write(tmp_path, text))
     assert parsed.rows["line"].to_list() == [2, 5, 7]  # S2's quoted name spans two lines
     assert parsed.blank_lines == 2
-    assert parsed.ignored == [{"line": 8, "reason": "a totals row, not a supplier (no ABN)"}]
+    assert parsed.ignored == [
+        {"line": 8, "reason": "a totals row, not a supplier (no ABN)", "held": "TOTAL | $1,500.00"}
+    ]
     assert parsed.rows["supplier_name"][1] == 'Jane "JJ" Citizen\nTrading'
 
 
@@ -210,10 +212,13 @@ def test_a_row_with_more_fields_than_the_header_is_kept_and_flagged(tmp_path: Pa
         pytest.param(b"", "empty file", id="empty"),
         pytest.param(b"\n\n", "empty file", id="blank lines only"),
         pytest.param(
-            b"ref,name\nS1,Acme\n", "no 'abn' and no 'supplier_name' column", id="no abn, no name"
+            b"ref,notes\nS1,Acme\n",
+            "no 'abn' and no 'supplier_name' column",
+            id="no abn, no name",
         ),
+        pytest.param(b"ref,name\nS1,Acme\n", "no 'abn' column", id="no abn"),
         pytest.param(
-            b"abn,name\n53004085616,Acme\n", "no 'supplier_name' column", id="no supplier_name"
+            b"abn,notes\n53004085616,Acme\n", "no 'supplier_name' column", id="no supplier_name"
         ),
         pytest.param(f"{HEADER}\n".encode(), "no supplier row", id="header only"),
         pytest.param(f"{HEADER}\nTotal,,,,,100,\n".encode(), "no supplier row", id="totals only"),
@@ -265,7 +270,9 @@ def test_xlsx_first_sheet_number_cells_blank_rows_and_totals(tmp_path: Path) -> 
         (5, "V2", SOLE, 1200.0, False),
     ]
     assert parsed.blank_lines == 2  # row 1 above the header and row 4
-    assert parsed.ignored == [{"line": 6, "reason": "a totals row, not a supplier (no ABN)"}]
+    assert parsed.ignored == [
+        {"line": 6, "reason": "a totals row, not a supplier (no ABN)", "held": "Total | 76200"}
+    ]
 
 
 # ------------------------------------------------------------------------- resolution

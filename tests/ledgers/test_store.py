@@ -112,3 +112,20 @@ def test_import_refuses_bad_names(
     with pytest.raises(LedgerError, match=message):
         import_ledger(settings, path, customer, name)
     assert not (settings.landing_dir / "ledgers").exists()
+
+
+def test_a_cached_read_gives_what_the_first_read_gave(settings: Settings, tmp_path: Path) -> None:
+    path = tmp_path / "suppliers.csv"
+    path.write_text(
+        "Supplier Name,ABN No.,Notes\nAcme,53004085616,x\nSupplier Name,ABN No.,Notes\n"
+        "Beta,004085616,y\nTotal,,\n"
+    )
+    first = store.read_ledger_cached(settings, "acme", "suppliers", path)
+    cached = list((settings.ledgers_dir / "acme" / "suppliers" / "files").glob("*.parquet"))
+    assert len(cached) == 1
+    again = store.read_ledger_cached(settings, "acme", "suppliers", path)
+    assert again.rows.equals(first.rows) and "acn" in again.rows.columns
+    assert (again.ignored, again.columns, again.header_line) == (
+        first.ignored, first.columns, first.header_line,
+    )  # fmt: skip
+    assert [i["line"] for i in again.ignored] == [3, 5]

@@ -1,7 +1,10 @@
 """Real servers on 127.0.0.1 for the live checks' tests and bench.
 
 * ``DnsServer``: an authoritative DNS server (UDP and TCP on one port) built on dnspython's
-  message parsing, answering the names of a ``Zone`` (NXDOMAIN for the rest);
+  message parsing, answering the names of a ``Zone`` (NXDOMAIN for the rest); a question
+  in ``crafted`` (UDP) or ``crafted_tcp`` is answered with the bytes its function writes
+  from the query (``reply``, ``rr`` and ``wire_name`` build them), for the malformed,
+  mismatched and truncated answers a resolver may send;
 * ``WebServer``: HTTP and HTTPS (a certificate from a throwaway CA made by ``trustme``)
   serving sites by Host header, and the providers' endpoints by path: RDAP (with an IANA
   bootstrap file), certificate transparency, a scam rating and review platforms; any
@@ -27,6 +30,7 @@ import ssl
 import struct
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -81,6 +85,65 @@ class Zone:
         return response
 
 
+# A crafted answer: the query's wire form in, the bytes to send out (None: send nothing).
+# Over TCP the bytes are written as they are (the 2-byte length prefix included), then the
+# connection is closed.
+Crafted = Callable[[bytes], bytes | None]
+
+
+def wire_name(text: str) -> bytes:
+    """``text`` in wire form, labels split at "." (no compression)."""
+    labels = [part.encode() for part in text.rstrip(".").split(".") if part]
+    return b"".join(bytes([len(label)]) + label for label in labels) + b"\x00"
+
+
+def rr(owner: bytes, rdtype: str, rdata: bytes, *, rdclass: int = 1, ttl: int = 300,
+       rdlength: int | None = None) -> bytes:  # fmt: skip
+    """One resource record in wire form: ``owner`` as written (b"\\xc0\\x0c" points at the
+    question's name), ``rdlength`` as given (default: the rdata's)."""
+    code = dns.rdatatype.from_text(rdtype)
+    length = len(rdata) if rdlength is None else rdlength
+    return owner + struct.pack("!HHIH", code, rdclass, ttl, length) + rdata
+
+
+def reply(query: bytes, *records: bytes, rcode: int = 0, opcode: int = 0, tc: bool = False,
+          qr: bool = True, qid: int | None = None, question: bytes | None = None,
+          answers: int | None = None, tail: bytes = b"") -> bytes:  # fmt: skip
+    """An answer to ``query`` (its ID and question unless given) with ``records`` in the
+    answer section; ``answers`` overrides the answer count, ``tail`` is appended."""
+    flags = (0x8000 if qr else 0) | (opcode << 11) | 0x0400 | 0x0100 | (0x0200 if tc else 0)
+    head = struct.pack(
+        "!HHHHHH",
+        int.from_bytes(query[:2], "big") if qid is None else qid,
+        flags | rcode,
+        1,
+        len(records) if answers is None else answers,
+        0,
+        0,
+    )
+    return head + (query[12:] if question is None else question) + b"".join(records) + tail
+
+
+def question_of(data: bytes) -> tuple[str, int, int, int] | None:
+    """(name, type code, class code, offset after it) of a query's first question, its
+    name uncompressed; None when it does not read so."""
+    labels, at = [], 12
+    while at < len(data) and data[at]:
+        length = data[at]
+        if length > 63:
+            return None
+        labels.append(data[at + 1 : at + 1 + length])
+        at += 1 + length
+    if at + 5 > len(data):
+        return None
+    try:
+        name = b".".join(labels).decode("ascii").lower()
+    except UnicodeDecodeError:
+        return None
+    qtype, qclass = struct.unpack_from("!HH", data, at + 1)
+    return name, qtype, qclass, at + 5
+
+
 class _Tcp(socketserver.ThreadingMixIn, socketserver.TCPServer):
     daemon_threads = True
     allow_reuse_address = True
@@ -91,6 +154,8 @@ class DnsServer:
         self.zone = zone
         self.latency = latency
         self.queries = 0
+        self.crafted: dict[tuple[str, str], Crafted] = {}  # (name, type) -> UDP answer
+        self.crafted_tcp: dict[tuple[str, str], Crafted] = {}
         server = self
 
         class TcpHandler(socketserver.BaseRequestHandler):
@@ -106,9 +171,15 @@ class DnsServer:
                         if not chunk:
                             return
                         data += chunk
-                    reply = server._reply(data)
-                    if reply:
-                        self.request.sendall(struct.pack("!H", len(reply)) + reply)
+                    crafted = server._crafted(server.crafted_tcp, data)
+                    if crafted is not None:
+                        out = crafted(data)
+                        if out:
+                            self.request.sendall(out)
+                        return
+                    answer = server._reply(data)
+                    if answer:
+                        self.request.sendall(struct.pack("!H", len(answer)) + answer)
 
         for _ in range(20):
             udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -142,7 +213,8 @@ class DnsServer:
                 data, address = self.udp.recvfrom(4096)
             except OSError:
                 return
-            reply = self._answer(data)
+            crafted = self._crafted(self.crafted, data)
+            reply = crafted(data) if crafted is not None else self._answer(data)
             if reply is None:
                 continue
             if not self.latency:
@@ -165,6 +237,15 @@ class DnsServer:
             with contextlib.suppress(OSError):
                 self.udp.sendto(reply, address)
 
+    @staticmethod
+    def _crafted(table: dict[tuple[str, str], Crafted], data: bytes) -> Crafted | None:
+        if not table:
+            return None
+        asked = question_of(data)
+        if asked is None:
+            return None
+        return table.get((asked[0], dns.rdatatype.to_text(asked[1])))
+
     def _answer(self, data: bytes) -> bytes | None:
         fast = self._fast_answer(data)
         if fast is not None:
@@ -186,23 +267,11 @@ class DnsServer:
         qid, flags, qd, an, ns, ar = struct.unpack_from("!HHHHHH", data)
         if qd != 1 or an or ns or ar or flags & 0xF800:  # a response, an opcode, EDNS
             return None
-        labels, at = [], 12
-        while at < len(data) and data[at]:
-            length = data[at]
-            if length > 63:
-                return None
-            labels.append(data[at + 1 : at + 1 + length])
-            at += 1 + length
-        if at + 5 > len(data):
+        asked = question_of(data)
+        if asked is None or asked[2] != dns.rdataclass.IN:
             return None
-        qtype, qclass = struct.unpack_from("!HH", data, at + 1)
-        if qclass != dns.rdataclass.IN:
-            return None
-        try:
-            name = b".".join(labels).decode("ascii").lower()
-        except UnicodeDecodeError:
-            return None
-        question = data[12 : at + 5]
+        name, qtype, _, end = asked
+        question = data[12:end]
         found = self.zone.wire.get(name)
         rcode = 0
         records: list[bytes] = []

@@ -313,6 +313,10 @@ def snapshot(path: Path) -> duckdb.DuckDBPyConnection:
     declared = yaml.safe_load((PROJECT_ROOT / "dbt_project" / "dbt_project.yml").read_text())
     con.executemany("insert into marts.risk_levels values (?, ?, ?)",
                     [[b["severity"], b["risk_floor"], b["level"]] for b in declared["vars"]["risk_levels"]])  # fmt: skip
+    con.execute("create table marts.identity_failure_rule (checks varchar, risk_floor double)")
+    identity = declared["vars"]["identity_failures"]
+    con.execute("insert into marts.identity_failure_rule values (?, 70)",
+                [",".join(identity["checks"])])  # fmt: skip
     con.execute("create table marts.warn_cluster_rule (min_warns integer, cascade_checks varchar)")
     rule = declared["vars"]["warn_cluster"]
     con.execute("insert into marts.warn_cluster_rule values (?, ?)",
@@ -347,6 +351,19 @@ def test_verify_live_refreshes_the_tiles_and_recomputes_warn_cluster(
     assert out["checks"]["domain"]["detail"]["domain_source"] == "override"
     assert out["risk"]["flags"] == []
     assert out["assurance_score"] > 50.0
+    assert out["risk"]["identity_failures"] == [] and out["risk"]["level"] == "low"
+    # a decisive identity failure of the snapshot's answer (CONTRACT decision 21) keeps the
+    # refreshed risk at least high, whatever the live tiles add to the score
+    response = _response(ACME, "ACME PTY LTD")
+    response["checks"]["web_presence"]["detail"] = {
+        "domain": "good.com.au",
+        "domain_source": "override",
+    }
+    response["checks"]["abn_status"] = {**response["checks"]["abn_status"], "status": "FAIL"}
+    response["risk"]["identity_failures"] = ["abn_status"]
+    out = refresh(con, response, make_checker())
+    assert out["risk"]["identity_failures"] == ["abn_status"]
+    assert out["risk"]["level"] == "high" and out["risk"]["score"] >= 70
     con.close()
 
 

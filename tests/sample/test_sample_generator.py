@@ -410,8 +410,8 @@ def test_business_name_file_format_and_rules(sample: Sample) -> None:
             found[key] = "wrong_field_count"
             continue
         row = dict(zip(BN_COLUMNS, f, strict=True))
-        if row["BN_ABN"] and not abn_is_valid(row["BN_ABN"]):
-            found[key] = "bad_abn_check_digit"
+        if not row["BN_NAME"].strip():
+            found[key] = "missing_name"
             continue
         if not _dmy_ok(row["BN_REG_DT"]):
             found[key] = "bad_date"
@@ -431,7 +431,7 @@ def test_business_name_file_format_and_rules(sample: Sample) -> None:
         ] += 1
     assert found == planted
     assert Counter(planted.values()) == Counter(
-        {"wrong_field_count": 2, "bad_date": 2, "bad_abn_check_digit": 2}
+        {"wrong_field_count": 2, "bad_date": 2, "missing_name": 2}
     )
     assert 0 not in pads and len(pads) > 3, "names padded with varying leading spaces"
     assert set(statuses) == {"Registered", "Cancelled", "Deregistered"}

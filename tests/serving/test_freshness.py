@@ -84,3 +84,25 @@ def test_a_snapshot_published_without_cadences_reports_nothing_stale(
     with open_snapshot(settings) as snap:
         assert published_cadences(snap) == {}
         assert stale_sources(snap, TODAY + dt.timedelta(days=365)) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "days"),
+    [
+        pytest.param("asic_financial_advisers", 7, id="financial advisers register: weekly"),
+        pytest.param("asic_banned_persons", 7, id="banned and disqualified persons: weekly"),
+        pytest.param("asic_banned_organisations", 7, id="banned and disqualified orgs: weekly"),
+        pytest.param("abr", 7, id="business register: weekly"),
+    ],
+)
+def test_the_spec_s_weekly_registers_are_stale_a_week_after_their_extract(
+    source: str, days: int
+) -> None:
+    """SPEC 3.3 (financial advisers register, banned and disqualified: "weekly") and the data
+    freshness table: a week-old extract is fresh, eight days old is stale, not a month."""
+    from pipelines.ingest.sources import SOURCES
+
+    cadence = SOURCES[source].refresh_days
+    assert cadence == days
+    assert is_stale(TODAY - dt.timedelta(days=7), cadence, TODAY) is False
+    assert is_stale(TODAY - dt.timedelta(days=8), cadence, TODAY) is True

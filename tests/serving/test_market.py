@@ -48,11 +48,11 @@ SQUEEZE = [
 CAMPAIGNS = [
     # campaign_id, activist_id, activist, ticker, name, abn, report_date, outcome, settled,
     # is_live, pattern_match_score
-    ("LONGREACH-UAS-2026", "longreach-partners", "Longreach Partners", "UAS", "UAS LTD",
+    ("LONGREACH-UAS-2026", "longreach-partners", "Longreach Partners", "UAS", "INFINITY NOVA OIL & GAS LIMITED",
      "53004085616", D(2026, 11, 11), "PENDING", None, True, 100),
     ("LONGREACH-JVO-2026", "longreach-partners", "Longreach Partners", "JVO", "JVO LTD",
      None, D(2026, 7, 7), "REFUTED", True, False, None),
-    ("FOXGLOVE-BBN-2026", "foxglove-analytics", "Foxglove Analytics", "BBN", "BBN LTD",
+    ("FOXGLOVE-BBN-2026", "foxglove-analytics", "Foxglove Analytics", "BBN", "INFINITY NOVA OIL & GAS EXPLORATION LTD",
      None, D(2026, 2, 19), "PENDING", None, False, None),
 ]  # fmt: skip
 
@@ -201,6 +201,47 @@ def test_viper_malformed_ticker_is_400(con: duckdb.DuckDBPyConnection) -> None:
     with pytest.raises(ServingError) as raised:
         market.viper(con, ticker="A;B")
     assert raised.value.status == 400
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Infinity Nova Oil and Gas",
+        "Infinity Nova Oil & Gas Limited",
+        "INFINITY NOVA OIL & GAS LTD",
+        "  infinity nova oil and gas pty ltd ",
+    ],
+)
+def test_viper_by_name_finds_the_company_whatever_its_legal_form_or_ampersand(
+    con: duckdb.DuckDBPyConnection, name: str
+) -> None:
+    """CONTRACT decision 20: a name is matched, not searched; "Ltd" for "Limited" or "and"
+    for "&" never changes the answer: the live campaign on UAS, at 100, best first."""
+    body = market.viper(con, name=name)
+    assert (body["ticker"], body["current_risk_score"], body["active_campaigns"]) == (
+        "UAS",
+        100.0,
+        True,
+    )
+    assert body["name_match"] == {"name": "INFINITY NOVA OIL & GAS LIMITED", "similarity": 1.0}
+    # the exploration company met the threshold too, and comes second
+    assert [(m["ticker"], m["similarity"] >= 0.65) for m in body["other_name_matches"]] == [
+        ("BBN", True)
+    ]
+
+
+def test_viper_by_name_best_first(con: duckdb.DuckDBPyConnection) -> None:
+    body = market.viper(con, name="Infinity Nova Oil and Gas Exploration")
+    assert body["ticker"] == "BBN"
+    assert [m["ticker"] for m in body["other_name_matches"]] == ["UAS"]
+
+
+@pytest.mark.parametrize("name", ["infinity nova", "Oil and Gas", "Nova", "UAS"])
+def test_viper_by_name_is_not_a_substring_search(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """A part of a company's name is no match (below 0.65): a zero answer, no target."""
+    body = market.viper(con, name=name)
+    assert body["ticker"] is None and body["current_risk_score"] == 0.0
+    assert "name_match" not in body
 
 
 def test_a_live_campaign_has_a_score_and_no_reason(con: duckdb.DuckDBPyConnection) -> None:

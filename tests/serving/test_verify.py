@@ -9,10 +9,13 @@ import yaml
 
 from pipelines.serving.verify import RiskBands, VerifyError, assurance_score, parse_abn
 
-# The one declaration of the risk bands, which dbt compiles from and publishes
-DECLARED = yaml.safe_load(
-    (Path(__file__).parents[2] / "dbt_project" / "dbt_project.yml").read_text()
-)["vars"]["risk_levels"]
+# The one declaration of the risk bands and the decisive identity failures, which dbt
+# compiles from and publishes
+VARS = yaml.safe_load((Path(__file__).parents[2] / "dbt_project" / "dbt_project.yml").read_text())[
+    "vars"
+]
+DECLARED = VARS["risk_levels"]
+IDENTITY = VARS["identity_failures"]
 
 
 @pytest.mark.parametrize(
@@ -50,6 +53,52 @@ def test_risk_is_the_inverse_score_floored_by_the_worst_flag(
     score: float | None, severities: list[str], expected: tuple[float, str]
 ) -> None:
     assert RiskBands.from_rows(DECLARED).risk(score, severities) == expected
+
+
+def _bands() -> RiskBands:
+    floor = next(b["risk_floor"] for b in DECLARED if b["severity"] == IDENTITY["severity"])
+    return RiskBands.from_rows(DECLARED, IDENTITY["checks"], floor)
+
+
+def test_the_decisive_identity_checks_are_contract_decision_21() -> None:
+    assert IDENTITY == {
+        "checks": ["abn_status", "company_status", "insolvency", "gst"],
+        "severity": "HIGH",
+    }
+
+
+@pytest.mark.parametrize("check_id", ["abn_status", "company_status", "insolvency", "gst"])
+@pytest.mark.parametrize(
+    ("score", "severities", "expected"),
+    [
+        pytest.param(87.0, [], (70.0, "high"), id="a high assurance score: raised to high"),
+        pytest.param(100.0, [], (70.0, "high"), id="every other tile PASS: still high"),
+        pytest.param(20.0, [], (80.0, "high"), id="already high: unchanged"),
+        pytest.param(5.0, [], (95.0, "critical"), id="critical stays critical"),
+        pytest.param(90.0, ["CRITICAL"], (90.0, "critical"), id="a CRITICAL flag stays critical"),
+    ],
+)
+def test_a_decisive_identity_failure_is_never_low_risk(
+    check_id: str, score: float, severities: list[str], expected: tuple[float, str]
+) -> None:
+    bands = _bands()
+    failures = bands.identity_failures({check_id: "FAIL", "conduct": "FAIL", "gst_x": "FAIL"})
+    assert failures == [check_id]
+    assert bands.risk(score, severities, failures) == expected
+
+
+@pytest.mark.parametrize("status", ["PASS", "WARN", "N/A"])
+def test_no_identity_failure_without_a_fail(status: str) -> None:
+    bands = _bands()
+    statuses = {c: status for c in IDENTITY["checks"]} | {"conduct": "FAIL", "phoenix": "FAIL"}
+    assert bands.identity_failures(statuses) == []
+    assert bands.risk(87.0, [], bands.identity_failures(statuses)) == (13.0, "low")
+
+
+def test_identity_failures_are_named_in_the_rules_order() -> None:
+    bands = _bands()
+    statuses = {"gst": "FAIL", "abn_status": "FAIL", "insolvency": "PASS", "company_status": "FAIL"}
+    assert bands.identity_failures(statuses) == ["abn_status", "company_status", "gst"]
 
 
 def test_the_bands_are_read_as_declared_and_must_start_at_zero() -> None:

@@ -87,8 +87,15 @@ def test_a_first_scored_day_above_the_threshold_is_a_crossing(engine) -> None:
 
 
 def test_a_live_campaign_on_a_watched_ticker_or_name_alerts_once(engine) -> None:
+    """A company name is matched, not searched (CONTRACT decision 20): "and" for "&" and
+    "Limited" for "Ltd" are the same name; a part of the name is not a match."""
     add_watch(engine, "alice", "activist", ticker="UAS", now=CREATED)
-    add_watch(engine, "bob", "activist", company_name="infinity nova", now=CREATED)
+    add_watch(engine, "bob", "activist", company_name="Infinity Nova Oil and Gas", now=CREATED)
+    add_watch(
+        engine, "dave", "activist", company_name="Infinity Nova Oil & Gas Limited", now=CREATED
+    )
+    add_watch(engine, "carol", "activist", company_name="infinity nova", now=CREATED)
+    add_watch(engine, "erin", "activist", company_name="Nova Gas", now=CREATED)
     live = (
         "C-1",
         "Longreach",
@@ -116,6 +123,7 @@ def test_a_live_campaign_on_a_watched_ticker_or_name_alerts_once(engine) -> None
     assert sorted((a["owner"], a["trigger_key"]) for a in raised) == [
         ("alice", "activist:C-1"),
         ("bob", "activist:C-1"),
+        ("dave", "activist:C-1"),
     ]
     assert evaluate(engine, snapshot) == []
 

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import subprocess
 import sys
 import textwrap
+import zipfile
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from pipelines.identifiers import abn_from_acn
 from pipelines.ingest.sources import SOURCES
 from pipelines.settings import Settings
+from pipelines.status import collect_status
 from pipelines.warehouse.connection import warehouse
 from pipelines.warehouse.loader import LoadError, load_source
-from tests.conftest import abr_file, company_record, individual_record
+from pipelines.warehouse.snapshot import publish_snapshot
+from tests.conftest import abr_file, company_record, individual_record, make_acn
 
 ABR = SOURCES["abr"]
 
@@ -286,7 +291,9 @@ _DIRECTORS_HEADER = "acn,person_name,role,appointed_date,ceased_date,birth_date,
             {
                 "ACCC.csv": _ADVERSE_HEADER
                 + 'ACCC,A-1,53004085616,ACME PTY LTD,COURT_ORDER,HIGH,ACTIVE,2024-03-01,,"Fined, $1m",\n'
-                + "ACCC,A-2,12345678901,BAD ABN PTY LTD,UNDERTAKING,LOW,RESOLVED,2024-03-02,,,\n",
+                + "ACCC,,53004085616,NO RECORD ID PTY LTD,UNDERTAKING,LOW,RESOLVED,2024-03-02,,,\n"
+                # a listed ABN failing its check digits alone quarantines nothing (decision 19)
+                + "ACCC,A-3,12345678901,BAD ABN PTY LTD,UNDERTAKING,LOW,RESOLVED,2024-03-02,,,\n",
                 "QBCC.csv": _ADVERSE_HEADER
                 + "QBCC,Q-1,51824753556,BUILDER,Show cause,MEDIUM,ACTIVE,2024-13-01,,,\n"
                 + "QBCC,Q-2,51824753556,BUILDER,Show cause,MEDIUM,ACTIVE,2024-04-01,,,\n",
@@ -325,7 +332,10 @@ def test_project_sources_accumulate_every_file_with_quarantine(
         manifest = con.execute("select file_name from meta.manifest order by all").fetchall()
     first, second = sorted(files)
     assert result.status == "loaded"
-    assert loaded == [(first, 1), (second, 1 if source == "adverse" else 2)]
+    assert loaded == [
+        (first, 2 if source == "adverse" else 1),
+        (second, 1 if source == "adverse" else 2),
+    ]
     assert quarantined == [(first, 3)] + ([(second, 2)] if source == "adverse" else [])
     assert manifest == [(first,), (second,)]
     with warehouse(settings) as con:
@@ -362,7 +372,7 @@ def _adviser(number: str, notes: str = "") -> str:
             _AFS_HEADER
             + '"AFS Licensee","000001","ACME PTY LTD","53004085616","01/03/2004","Y","SYDNEY",'
             '"NSW","2000","AUSTRALIA","-33.8","151.2","Line one\r\nline two"\r\n'
-            + '"AFS Licensee","000002","BAD PTY LTD","12345678901","01/03/2004","Y","","","",'
+            + '"AFS Licensee","000002","BAD PTY LTD","12345678901","31/02/2004","Y","","","",'
             '"","","",""\r\n'
             + '"AFS Licensee","000003","BETA PTY LTD","004085616","01/03/2004","Y","","","",'
             '"","","",""\r\n',
@@ -399,7 +409,8 @@ def test_public_registers_read_only_the_newest_file_with_quarantine(
     assert result.status == "loaded"
     good = 2 if source == "asic_afs_licensees" else 3
     assert loaded == [("register_20250201.csv", good)]
-    # AFS: the first record spans lines 2-3, the bad ABN is on 4; advisers: the tab row is 4
+    # AFS: the first record spans lines 2-3, the bad date is on 4 (its listed ABN failing its
+    # check digits alone would not quarantine it: CONTRACT decision 19); advisers: the tab row
     assert quarantined == [("register_20250201.csv", 4)]
     assert manifest == [("register_20250201.csv",)]
     with warehouse(settings) as con:
@@ -467,3 +478,209 @@ def test_a_load_runs_within_its_memory_limit_then_restores_the_connection_s(
         with pytest.raises(LoadError):
             load_source(con, ABR, settings, force=True)
         assert con.execute("select current_setting('memory_limit')").fetchone()[0] == before
+
+
+# --- issue 34, item 5: one bad file holds back only its source, zips too ---------------------
+
+COMPANIES_FIXTURE = Path(__file__).parents[1] / "fixtures" / "asic_companies" / "company_202410.csv"
+
+
+def _zipped(path: Path, member: str, data: bytes, *, truncate: bool = False) -> Path:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(member, data)
+    if truncate:  # cut in half: the central directory at its end is gone
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    return path
+
+
+def test_a_corrupt_zip_fails_only_its_source_naming_it_and_keeps_the_data(
+    settings: Settings,
+) -> None:
+    landing = settings.landing_dir / "asic_companies"
+    landing.mkdir(parents=True)
+    (landing / "company_202410.csv").write_bytes(COMPANIES_FIXTURE.read_bytes())
+    source = SOURCES["asic_companies"]
+    with warehouse(settings) as con:
+        assert load_source(con, source, settings).status == "loaded"
+        before = _table(con, "raw.asic__companies")
+        _zipped(
+            landing / "company_202411.zip",
+            "company_202411.csv",
+            COMPANIES_FIXTURE.read_bytes(),
+            truncate=True,
+        )
+        with pytest.raises(LoadError) as failure:
+            load_source(con, source, settings)
+        message = str(failure.value)
+        assert message.startswith("asic_companies: company_202411.zip: cannot open zip: "), message
+        assert failure.value.result is not None and failure.value.result.status == "failed"
+        assert _table(con, "raw.asic__companies") == before
+        recorded = con.execute(
+            "select status, message from meta.loads order by started_at desc limit 1"
+        ).fetchone()
+    assert recorded == ("failed", message)
+    status = collect_status(settings, today=dt.date(2026, 11, 20))  # what `bvs status` shows
+    (companies,) = [s for s in status["sources"] if s["source"] == "asic_companies"]
+    assert companies["status"] == "failed (previous data kept)"
+    assert companies["last_message"] == message
+
+
+def test_a_corrupt_zip_dated_before_the_snapshot_read_fails_nothing(settings: Settings) -> None:
+    landing = settings.landing_dir / "asic_companies"
+    landing.mkdir(parents=True)
+    _zipped(landing / "company_202409.zip", "company_202409.csv", b"x" * 4096, truncate=True)
+    (landing / "company_202410.csv").write_bytes(COMPANIES_FIXTURE.read_bytes())
+    with warehouse(settings) as con:
+        result = load_source(con, SOURCES["asic_companies"], settings)
+        (message,) = con.execute("select message from meta.loads").fetchone()
+    assert result.status == "loaded" and result.files == ["company_202410.csv"]
+    (warning,) = result.warnings
+    assert warning.startswith("company_202409.zip: cannot open zip: ")
+    assert warning in message
+
+
+_PPSR_HEADER = (
+    "registration_number,grantor_abn,grantor_acn,grantor_name,collateral_class,start_date,"
+    "end_date\n"
+)
+
+
+def _ppsr_rows(first: int, n: int) -> str:
+    rows = []
+    for i in range(first, first + n):
+        acn = make_acn(i)
+        rows.append(f"{200000000000 + i},{abn_from_acn(acn)},{acn},GRANTOR {i} PTY LTD,"
+                    "AGRICULTURE,2024-12-01,\n")  # fmt: skip
+    return "".join(rows)
+
+
+def _industry_rows(first: int, n: int) -> str:
+    return "".join(
+        f"{abn_from_acn(make_acn(i))},6720,Real Estate Services\n" for i in range(first, first + n)
+    )
+
+
+_FORMATS = {  # source: file name prefix, header, rows
+    "ppsr": ("registrations", _PPSR_HEADER, _ppsr_rows),
+    "industry": ("abn_industry", "abn,anzsic_code,anzsic_description\n", _industry_rows),
+}
+
+
+def _bad_row(source: str) -> str:
+    """A row the parser quarantines (an impossible date; an empty ABN)."""
+    if source == "ppsr":
+        return "200000009999,,,GRANTOR PTY LTD,AGRICULTURE,2024-02-30,\n"
+    return ",6720,Real Estate Services\n"
+
+
+@pytest.mark.parametrize("source", ["ppsr", "industry"])
+def test_a_failure_names_the_new_file_not_an_older_good_one(
+    settings: Settings, source: str
+) -> None:
+    """Issue 34: an older, good file with a quarantined row, then a new file repeating its
+    records: the failure leads with the new file, not the older file's quarantined row."""
+    prefix, header, rows = _FORMATS[source]
+    landing = settings.landing_dir / SOURCES[source].folder
+    landing.mkdir(parents=True)
+    (landing / f"{prefix}_20261111.csv").write_text(header + rows(1, 8) + _bad_row(source))
+    with warehouse(settings) as con:
+        assert load_source(con, SOURCES[source], settings).status == "loaded"
+        (landing / f"{prefix}_20261118.csv").write_text(header + rows(1, 8))  # the same records
+        with pytest.raises(LoadError) as failure:
+            load_source(con, SOURCES[source], settings)
+    message = str(failure.value)
+    assert message.startswith(f"{source}: {prefix}_20261118.csv, new since the last good load; ")
+    assert "key_unique" in message
+
+
+@pytest.mark.parametrize("source", ["ppsr", "industry"])
+def test_a_new_file_s_own_quarantined_rows_lead_its_failure(
+    settings: Settings, source: str
+) -> None:
+    prefix, header, rows = _FORMATS[source]
+    landing = settings.landing_dir / SOURCES[source].folder
+    landing.mkdir(parents=True)
+    older = header + rows(1, 8) + _bad_row(source) + _bad_row(source)  # two quarantined rows
+    (landing / f"{prefix}_20261111.csv").write_text(older)
+    with warehouse(settings) as con:
+        assert load_source(con, SOURCES[source], settings).status == "loaded"
+        (landing / f"{prefix}_20261118.csv").write_text(header + rows(1, 2) + _bad_row(source))
+        with pytest.raises(LoadError) as failure:
+            load_source(con, SOURCES[source], settings)
+    message = str(failure.value)
+    assert message.startswith(
+        f"{source}: {prefix}_20261118.csv: 1 rows quarantined, the first at line 4: "
+    ), message
+
+
+def test_removing_the_refused_file_makes_the_source_current_again(settings: Settings) -> None:
+    """Issue 34: the bad file goes, what is left is the last good load: the next run clears
+    the failure (`bvs status`, the snapshot's meta.source_failures), writing no data."""
+    landing = settings.landing_dir / "ppsr"
+    landing.mkdir(parents=True)
+    (landing / "registrations_20261111.csv").write_text(_PPSR_HEADER + _ppsr_rows(1, 8))
+    source = SOURCES["ppsr"]
+    today = dt.date(2026, 11, 20)
+
+    def ppsr_status() -> tuple[str, str | None]:
+        status = collect_status(settings, today=today)
+        (entry,) = [s for s in status["sources"] if s["source"] == "ppsr"]
+        return entry["status"], entry["last_attempt"]
+
+    with warehouse(settings) as con:
+        good = load_source(con, source, settings)
+        bad = landing / "registrations_20261118.csv"
+        bad.write_text(_PPSR_HEADER + _ppsr_rows(1, 8))  # duplicates every key
+        with pytest.raises(LoadError):
+            load_source(con, source, settings)
+    assert ppsr_status() == ("failed (previous data kept)", "failed")
+    with warehouse(settings) as con:
+        failures = _published_failures(con, settings, today)
+        assert [f[0] for f in failures] == ["ppsr"]
+        bad.unlink()
+        cleared = load_source(con, source, settings)
+        again = load_source(con, source, settings)
+        loads = con.execute("select status from meta.loads order by started_at").fetchall()
+        assert _published_failures(con, settings, today) == []
+    assert cleared.status == "unchanged" and cleared.load_id == good.load_id
+    assert "again the ones of the last good load" in cleared.message
+    assert again.status == "unchanged"
+    assert loads == [("loaded",), ("failed",), ("unchanged",)]  # once: nothing more to clear
+    assert ppsr_status() == ("loaded", "unchanged")
+
+
+def _published_failures(
+    con: duckdb.DuckDBPyConnection, settings: Settings, today: dt.date
+) -> list[tuple]:
+    """meta.source_failures of a snapshot published now (what /health serves)."""
+    con.execute("create schema if not exists marts")
+    con.execute("create or replace table marts.one as select 1 as x")
+    info = publish_snapshot(con, settings, as_of=today)
+    with duckdb.connect(str(info.path), read_only=True) as snap:
+        return snap.execute("select source, message from meta.source_failures").fetchall()
+
+
+def test_a_header_only_file_with_an_unexpected_column_is_not_loaded_silently(
+    settings: Settings,
+) -> None:
+    """Issue 34: its header line is quarantined, naming the column (a header-only file of
+    the declared columns loads with no word: an empty week)."""
+    landing = settings.landing_dir / "ppsr"
+    landing.mkdir(parents=True)
+    (landing / "registrations_20261111.csv").write_text(_PPSR_HEADER + _ppsr_rows(1, 8))
+    (landing / "registrations_20261117.csv").write_text(_PPSR_HEADER)
+    (landing / "registrations_20261118.csv").write_text(_PPSR_HEADER.rstrip() + ",extra\n")
+    with warehouse(settings) as con:
+        result = load_source(con, SOURCES["ppsr"], settings)
+        quarantined = con.execute(
+            "select file_name, line, reason from meta.quarantine where source = 'ppsr'"
+        ).fetchall()
+    assert result.status == "loaded" and result.quarantined == 1
+    assert quarantined == [
+        (
+            "registrations_20261118.csv",
+            1,
+            "header only, no rows: the PPSR registrations header has unexpected column(s)"
+            " ['extra']",
+        )
+    ]

@@ -37,6 +37,18 @@
 {%- endmacro %}
 
 {#
+    A JSON object of `pairs`, with `note` (a (key, expression) pair) added only where its value
+    is not null: a note few rows carry (identifier_note, CONTRACT decision 19) stays out of the
+    others' JSON.
+#}
+{% macro json_object_noting(pairs, note) -%}
+    case
+        when {{ note[1] }} is null then {{ bvs.json_object(pairs) }}
+        else {{ bvs.json_object(pairs + [note]) }}
+    end
+{%- endmacro %}
+
+{#
     A JSON array of the JSON texts `expr` of a group (an aggregate), in `order_by` order.
 #}
 {% macro json_array_agg(expr, order_by=none) -%}

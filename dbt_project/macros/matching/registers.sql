@@ -12,6 +12,23 @@
 {%- endmacro %}
 
 {#
+    A record's own identifier (CONTRACT decision 19): true when the ABN or ACN the record
+    lists names an entity of the warehouse (the record is then matched by it alone), false
+    when it lists one that names no entity (it fails its check digit, or no ABR record has
+    it: "listed ABN not found", and the record is matched by its register's name rule), null
+    when it lists none (the name rule too). `abn`, `acn`: the record's columns ('null': the
+    register lists no such identifier).
+#}
+{% macro listed_identifier_found(abn='null', acn='null') -%}
+    (case
+        when {{ abn }} is null and {{ acn }} is null then null
+        when {{ abn }} in (select abn from {{ ref('entities') }}) then true
+        when {{ acn }} in (select acn from {{ ref('entities') }} where acn is not null) then true
+        else false
+    end)
+{%- endmacro %}
+
+{#
     The match table of one register: every (record, ABN) pair that meets the register's
     rule, one row per pair, by the strongest method that finds it: `abn` (the record's ABN
     is the entity's), then `acn` (the record's ACN is the entity's ACN), then `name` (pg_trgm
@@ -20,7 +37,9 @@
 
     `records` is an int_match_records__* model: the key columns, abn, acn, match_name,
     match_name_normalised, name_threshold, name_threshold_inclusive; several rows per record
-    when a record has several names.
+    when a record has several names. A record whose listed identifier names an entity has no
+    name threshold (listed_identifier_found): a name match of a record that lists an ABN or
+    ACN says so in identifier_note ("listed ABN ... not found").
 #}
 {% macro register_matches(records, key_columns) -%}
 with
@@ -58,7 +77,8 @@ by_{{ identifier }} as (
         '{{ identifier }}' as method,
         cast(1.0 as double) as score,
         cast(null as {{ dbt.type_string() }}) as matched_name,
-        cast(null as {{ dbt.type_string() }}) as compared_name
+        cast(null as {{ dbt.type_string() }}) as compared_name,
+        cast(null as {{ dbt.type_string() }}) as identifier_note
     from records
     inner join entities
         on records.{{ identifier }} = entities.{{ identifier }}
@@ -74,7 +94,12 @@ by_name as (
         'name' as method,
         cast(name_similarities.similarity as double) as score,
         entity_names.name as matched_name,
-        records.match_name as compared_name
+        records.match_name as compared_name,
+        -- only a record whose listed identifier named no entity reaches the name rule with one
+        case
+            when records.abn is not null then 'listed ABN ' || records.abn || ' not found'
+            when records.acn is not null then 'listed ACN ' || records.acn || ' not found'
+        end as identifier_note
     from records
     inner join name_similarities
         on records.match_name_normalised = name_similarities.register_name
@@ -101,7 +126,7 @@ unioned as (
 
 final as (
 
-    {{ bvs.best_match_per_pair('unioned', key_columns) }}
+    {{ bvs.best_match_per_pair('unioned', key_columns, extra_columns=['identifier_note']) }}
 
 )
 
@@ -274,7 +299,7 @@ where round(score, 6) >= {{ threshold }}
     director_name), then the best score. `unioned` is a relation with the key columns, abn,
     method, score, matched_name, compared_name.
 #}
-{% macro best_match_per_pair(unioned, key_columns) -%}
+{% macro best_match_per_pair(unioned, key_columns, extra_columns=[]) -%}
     select
         {{ key_columns | join(', ') }},
         abn,
@@ -282,6 +307,9 @@ where round(score, 6) >= {{ threshold }}
         score,
         matched_name,
         compared_name
+        {%- for column in extra_columns %},
+        {{ column }}
+        {%- endfor %}
     from (
         select
             *,

@@ -59,9 +59,47 @@
     end
 {%- endmacro %}
 
-{# 100 minus the assurance score, raised to the floor of the most severe flag. #}
-{% macro risk_score(assurance_score, flag_floor) -%}
-    greatest(coalesce(100 - {{ assurance_score }}, 0), {{ flag_floor }})
+{#
+    A decisive identity failure (CONTRACT decision 21): a FAIL on one of the rule's checks
+    (var `identity_failures`) puts the risk score at least at the floor of its severity's
+    band. Over a row's <check>_status columns.
+#}
+{% macro identity_failure_rule() -%}
+    {{ return(var('identity_failures')) }}
+{%- endmacro %}
+
+{% macro identity_failure_floor_value() -%}
+    {%- set severity = bvs.identity_failure_rule()['severity'] %}
+    {%- set bands = bvs.risk_levels() | selectattr('severity', 'equalto', severity) | list %}
+    {%- if bands | length != 1 %}
+        {{ exceptions.raise_compiler_error("var identity_failures: severity " ~ severity ~ " has no band in var risk_levels") }}
+    {%- endif %}
+    {{- return(bands[0].risk_floor) }}
+{%- endmacro %}
+
+{% macro identity_floor() -%}
+    case when
+        {%- for check_id in bvs.identity_failure_rule()['checks'] %}
+        {{ check_id }}_status = 'FAIL'{% if not loop.last %} or{% endif %}
+        {%- endfor %}
+    then {{ bvs.identity_failure_floor_value() }} else 0 end
+{%- endmacro %}
+
+{# The failing checks of the rule, in its order, as a JSON array of check ids ('[]' for none). #}
+{% macro identity_failures() -%}
+    '[' || concat_ws(','
+        {%- for check_id in bvs.identity_failure_rule()['checks'] %},
+        case when {{ check_id }}_status = 'FAIL' then '"{{ check_id }}"' end
+        {%- endfor %}
+    ) || ']'
+{%- endmacro %}
+
+{#
+    100 minus the assurance score, raised to the floor of the most severe flag and to the
+    identity-failure floor.
+#}
+{% macro risk_score(assurance_score, flag_floor, identity_floor='0') -%}
+    greatest(coalesce(100 - {{ assurance_score }}, 0), {{ flag_floor }}, {{ identity_floor }})
 {%- endmacro %}
 
 {# The level whose band holds the risk score; the lowest band (floor 0) takes the rest. #}

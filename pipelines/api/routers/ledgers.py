@@ -53,13 +53,21 @@ def ledger_suppliers(
     run: Annotated[
         dt.date | None, Query(description="the run of this date (default: latest)")
     ] = None,
+    order: Annotated[
+        str,
+        Query(
+            pattern="^(risk|line)$",
+            description="risk: the highest risk first, as the report's act-first list"
+            " (a decisive identity failure is at least high); line: the ledger's order",
+        ),
+    ] = "risk",
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE, description="suppliers a page")] = 100,
     offset: Annotated[int, Query(ge=0, le=10_000_000, description="suppliers to skip")] = 0,
 ) -> Response:
     return json_response(
         ledger_page(
             settings, customer, ledger, resolution=status, risk_level=risk_level,
-            run_date=run, limit=limit, offset=offset,
+            run_date=run, order=order, limit=limit, offset=offset,
         )
     )  # fmt: skip
 

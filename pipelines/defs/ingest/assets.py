@@ -165,6 +165,8 @@ def build_ingest_asset(source: Source) -> dg.AssetsDefinition:
                 context.log.error(f"{source.name} FAILED, previous data kept: {exc}")
         if result.status == "not_loaded":
             context.log.warning(f"{source.name} not loaded: {result.message}")
+        for warning in result.warnings:
+            context.log.warning(f"{source.name}: {warning}")
         checks = _check_results(source, result)
         for table in source.tables.values():
             yield dg.MaterializeResult(
@@ -180,6 +182,15 @@ def build_ingest_asset(source: Source) -> dg.AssetsDefinition:
                         round(result.records_per_second, 1)
                     ),
                     "message": result.message,
+                    **(
+                        {
+                            "passed_over": dg.MetadataValue.text(
+                                "\n".join(f"{source.name}: {w}" for w in result.warnings)
+                            )
+                        }
+                        if result.warnings
+                        else {}
+                    ),
                 },
                 check_results=checks[table.name],
             )

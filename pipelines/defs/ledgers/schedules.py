@@ -1,5 +1,8 @@
-"""When ledgers are re-verified: every night, and after each publish. Both off until turned
-on in the UI, like the register and market schedules."""
+"""When ledgers are re-verified: every night, and after each publish. Both run out of the box
+(the Dagster daemon of `make dev` or a deployment evaluates them): a customer hears of a
+change for the worse within a day with no operator (SPEC 6.2). Stop either in the UI
+(Automation), or with `dagster schedule stop nightly_ledger_reverification` / `dagster sensor
+stop ledgers_after_publish`; a stopped state is kept in the instance."""
 
 from __future__ import annotations
 
@@ -38,7 +41,7 @@ def _run_requests(
     job=ledger_nightly,
     cron_schedule="30 2 * * *",  # 02:30 Brisbane, every night
     execution_timezone=str(BRISBANE),
-    default_status=dg.DefaultScheduleStatus.STOPPED,
+    default_status=dg.DefaultScheduleStatus.RUNNING,
     description="Every night: re-verify every customer's supplier ledgers as of that day.",
 )
 def nightly_ledger_reverification(
@@ -53,7 +56,7 @@ def nightly_ledger_reverification(
     name="ledgers_after_publish",
     asset_key=dg.AssetKey(["serving", "snapshot"]),
     job=ledger_nightly,
-    default_status=dg.DefaultSensorStatus.STOPPED,
+    default_status=dg.DefaultSensorStatus.RUNNING,
     description="After each new serving snapshot: re-verify every customer's ledgers against it.",
 )
 def ledgers_after_publish(

@@ -30,6 +30,7 @@ joined as (
         matches.method,
         matches.score,
         matches.matched_name,
+        matches.identifier_note,
         records.regulator,
         records.record_id,
         records.action_type,
@@ -55,12 +56,12 @@ described as (
 
     select
         *,
-        {{ bvs.json_object([
+        {{ bvs.json_object_noting([
             ('regulator', 'regulator'), ('record_id', 'record_id'),
             ('action_type', 'action_type'), ('severity', 'severity'), ('status', 'status'),
             ('action_date', 'action_date'), ('resolved_date', 'resolved_date'), ('url', 'url'),
             ('method', 'method'), ('score', 'score'), ('matched_name', 'matched_name'),
-        ]) }} as record_json
+        ], ('identifier_note', 'identifier_note')) }} as record_json
     from joined
 
 ),
@@ -87,8 +88,21 @@ final as (
         sum(case when is_competition then 1 else 0 end) as competition_count,
         {{ bvs.json_array_agg('case when is_competition then record_json end',
             order_by='action_date desc, record_id') }} as competition_records,
-        -- workplace_compliance
+        -- workplace_compliance: notices and undertakings (SPEC 2.5's workplace notice types
+        -- but litigation), in force or not, and litigation
         sum(case when regulator = 'FWO' then 1 else 0 end) as workplace_count,
+        sum(case
+            when regulator = 'FWO' and is_active
+                and action_type in ('COMPLIANCE_NOTICE', 'ENFORCEABLE_UNDERTAKING', 'INFRINGEMENT_NOTICE')
+                then 1 else 0
+        end) as workplace_active_notice_count,
+        sum(case
+            when regulator = 'FWO'
+                and action_type in ('COMPLIANCE_NOTICE', 'ENFORCEABLE_UNDERTAKING', 'INFRINGEMENT_NOTICE')
+                then 1 else 0
+        end) as workplace_notice_count,
+        sum(case when regulator = 'FWO' and action_type = 'LITIGATION' then 1 else 0 end)
+            as workplace_litigation_count,
         {{ bvs.json_array_agg("case when regulator = 'FWO' then record_json end",
             order_by='action_date desc, record_id') }} as workplace_records,
         -- disability_register

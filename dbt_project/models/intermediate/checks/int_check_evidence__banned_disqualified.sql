@@ -41,7 +41,8 @@ bans as (
         organisations.end_date_text,
         organisation_matches.method,
         organisation_matches.score,
-        organisation_matches.matched_name
+        organisation_matches.matched_name,
+        organisation_matches.identifier_note
     from organisation_matches
     inner join organisations
         on organisation_matches.organisation_name = organisations.organisation_name
@@ -58,7 +59,8 @@ bans as (
         cast(null as {{ dbt.type_string() }}) as end_date_text,
         person_matches.method,
         person_matches.score,
-        person_matches.matched_name
+        person_matches.matched_name,
+        cast(null as {{ dbt.type_string() }}) as identifier_note
     from person_matches
     inner join persons
         on person_matches.person_name = persons.person_name
@@ -83,12 +85,12 @@ final as (
         abn,
         sum(case when is_active then 1 else 0 end) as active_count,
         sum(case when is_expired then 1 else 0 end) as expired_count,
-        {{ bvs.json_array_agg(bvs.json_object([
+        {{ bvs.json_array_agg(bvs.json_object_noting([
             ('party', 'party'), ('name', 'name'), ('banning_type', 'banning_type'),
             ('start_date', 'start_date'), ('end_date', 'coalesce(cast(end_date as ' ~ dbt.type_string() ~ '), end_date_text)'),
             ('active', 'is_active'), ('method', 'method'), ('score', 'score'),
             ('matched_name', 'matched_name'),
-        ]), order_by='party, name, start_date') }} as records
+        ], ('identifier_note', 'identifier_note')), order_by='party, name, start_date') }} as records
     from classified
     group by abn
 

@@ -1,5 +1,5 @@
--- Per ABN: business name registrations it matches (ABN exact; a registration without an ABN
--- by name at least 0.8). Active = status Registered; Cancelled and Deregistered are not.
+-- Per ABN: business name registrations it matches (ABN exact; a registration whose listed
+-- ABN names no entity, or that lists none, by name at least 0.8: CONTRACT decision 19). Active = status Registered; Cancelled and Deregistered are not.
 -- Most registrations have no state number: it is compared null-safe.
 
 with
@@ -12,7 +12,10 @@ matches as (
 
 business_names as (
 
-    select * from {{ ref('stg_asic__business_names') }}
+    select
+        *,
+        {{ bvs.listed_identifier_found('abn') }} as is_listed_abn_found
+    from {{ ref('stg_asic__business_names') }}
 
 ),
 
@@ -22,6 +25,10 @@ joined as (
         matches.abn,
         matches.method,
         matches.score,
+        case
+            when matches.method <> 'abn' and business_names.abn is not null
+                then 'listed ABN ' || business_names.abn || ' not found'
+        end as identifier_note,
         business_names.business_name,
         business_names.state_number,
         business_names.bn_status,
@@ -35,10 +42,10 @@ joined as (
             or (matches.state_number is null and business_names.state_number is null)
         )
         -- a name is registered many times over: the registration under the matched ABN, or
-        -- (a name match) the registration without an ABN
+        -- (a name match) a registration without an ABN or whose ABN names no entity
         and (
             (matches.method = 'abn' and business_names.abn = matches.abn)
-            or (matches.method <> 'abn' and business_names.abn is null)
+            or (matches.method <> 'abn' and business_names.is_listed_abn_found is not true)
         )
 
 ),
@@ -49,11 +56,11 @@ final as (
         abn,
         sum(case when bn_status = 'Registered' then 1 else 0 end) as active_count,
         sum(case when bn_status = 'Registered' then 0 else 1 end) as inactive_count,
-        {{ bvs.json_array_agg(bvs.json_object([
+        {{ bvs.json_array_agg(bvs.json_object_noting([
             ('business_name', 'business_name'), ('status', 'bn_status'),
             ('registration_date', 'registration_date'), ('cancellation_date', 'cancellation_date'),
             ('method', 'method'), ('score', 'score'),
-        ]), order_by='business_name, state_number') }} as business_names
+        ], ('identifier_note', 'identifier_note')), order_by='business_name, state_number') }} as business_names
     from joined
     group by abn
 

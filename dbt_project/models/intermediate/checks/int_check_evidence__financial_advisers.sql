@@ -63,13 +63,13 @@ joined as (
         advisers.is_banned,
         advisers.is_registered,
         advisers.overall_registration_status,
-        {{ bvs.json_object([
+        {{ bvs.json_object_noting([
             ('adviser_number', 'advisers.adviser_number'), ('adviser_name', 'advisers.adviser_name'),
             ('status', 'advisers.overall_registration_status'),
             ('banned', 'advisers.is_banned'), ('bans', 'cast(advisers.bans as json)'),
             ('method', 'matches.method'), ('score', 'matches.score'),
             ('matched_name', 'matches.matched_name'),
-        ]) }} as record_json
+        ], ('identifier_note', 'matches.identifier_note')) }} as record_json
     from matches
     inner join advisers
         on matches.adviser_number = advisers.adviser_number

@@ -40,7 +40,8 @@ licences as (
         cast(null as date) as end_date,
         afs_matches.method,
         afs_matches.score,
-        afs_matches.matched_name
+        afs_matches.matched_name,
+        afs_matches.identifier_note
     from afs_matches
     inner join afs
         on afs_matches.licence_number = afs.licence_number
@@ -57,7 +58,8 @@ licences as (
         credit.end_date,
         credit_matches.method,
         credit_matches.score,
-        credit_matches.matched_name
+        credit_matches.matched_name,
+        credit_matches.identifier_note
     from credit_matches
     inner join credit
         on credit_matches.licence_number = credit.licence_number
@@ -80,12 +82,12 @@ final as (
         abn,
         sum(case when is_current then 1 else 0 end) as current_count,
         sum(case when is_suspended_cancelled then 1 else 0 end) as suspended_cancelled_count,
-        {{ bvs.json_array_agg(bvs.json_object([
+        {{ bvs.json_array_agg(bvs.json_object_noting([
             ('kind', 'licence_kind'), ('licence_number', 'licence_number'),
             ('licensee_name', 'licensee_name'), ('status', 'status'),
             ('start_date', 'start_date'), ('end_date', 'end_date'),
             ('method', 'method'), ('score', 'score'), ('matched_name', 'matched_name'),
-        ]), order_by='licence_kind, licence_number') }} as licences
+        ], ('identifier_note', 'identifier_note')), order_by='licence_kind, licence_number') }} as licences
     from classified
     group by abn
 

@@ -22,6 +22,7 @@ joined as (
         matches.method,
         matches.score,
         matches.matched_name,
+        matches.identifier_note,
         notices.notice_id,
         notices.published_date,
         notices.notice_type,
@@ -39,11 +40,11 @@ final as (
         abn,
         count(*) as notice_count,
         max(published_date) as latest_published_date,
-        {{ bvs.json_array_agg(bvs.json_object([
+        {{ bvs.json_array_agg(bvs.json_object_noting([
             ('notice_id', 'notice_id'), ('published_date', 'published_date'),
             ('notice_type', 'notice_type'), ('company_name', 'company_name'), ('url', 'url'),
             ('method', 'method'), ('score', 'score'), ('matched_name', 'matched_name'),
-        ]), order_by='published_date desc, notice_id') }} as notices
+        ], ('identifier_note', 'identifier_note')), order_by='published_date desc, notice_id') }} as notices
     from joined
     group by abn
 

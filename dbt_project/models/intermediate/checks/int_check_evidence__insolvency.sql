@@ -23,6 +23,7 @@ joined as (
         matches.method,
         matches.score,
         matches.matched_name,
+        matches.identifier_note,
         companies.company_name,
         companies.company_status
     from matches
@@ -37,10 +38,10 @@ final as (
         abn,
         sum(case when company_status = 'EXAD' then 1 else 0 end) as exad_count,
         sum(case when company_status = 'DISS' then 1 else 0 end) as diss_count,
-        {{ bvs.json_array_agg(bvs.json_object([
+        {{ bvs.json_array_agg(bvs.json_object_noting([
             ('acn', 'acn'), ('company_name', 'company_name'), ('status', 'company_status'),
             ('method', 'method'), ('score', 'score'), ('matched_name', 'matched_name'),
-        ]), order_by='acn') }} as records
+        ], ('identifier_note', 'identifier_note')), order_by='acn') }} as records
     from joined
     group by abn
 

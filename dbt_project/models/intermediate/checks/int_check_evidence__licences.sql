@@ -31,6 +31,7 @@ joined as (
         matches.method,
         matches.score,
         matches.matched_name,
+        matches.identifier_note,
         licences.register,
         licences.licence_number,
         licences.licence_class,
@@ -70,13 +71,13 @@ final as (
         sum(case when status in ('ACTIVE', 'CONDITIONAL') then 1 else 0 end) as in_force_count,
         sum(case when is_correct_trade and status in ('ACTIVE', 'CONDITIONAL') then 1 else 0 end)
             as in_force_correct_count,
-        {{ bvs.json_array_agg(bvs.json_object([
+        {{ bvs.json_array_agg(bvs.json_object_noting([
             ('register', 'register'), ('licence_number', 'licence_number'),
             ('licence_class', 'licence_class'), ('trade', 'trade'), ('status', 'status'),
             ('granted_date', 'granted_date'), ('expiry_date', 'expiry_date'),
             ('correct_trade', 'is_correct_trade'),
             ('method', 'method'), ('score', 'score'), ('matched_name', 'matched_name'),
-        ]), order_by='register, licence_number') }} as licences
+        ], ('identifier_note', 'identifier_note')), order_by='register, licence_number') }} as licences
     from joined
     group by abn
 

@@ -33,14 +33,15 @@ joined as (
         matches.abn,
         records.register,
         records.status,
-        {{ bvs.json_object([
+        {{ bvs.json_object_noting([
             ('register', 'records.register'), ('record_id', 'records.record_id'),
             ('entity_name', 'records.entity_name'), ('status', 'records.status'),
             ('status_date', 'records.status_date'), ('detail', 'records.detail'),
             ('method', 'matches.method'), ('score', 'matches.score'),
             ('matched_name', 'matches.matched_name'),
-        ]) }} as record_json,
-        records.record_id
+        ], ('identifier_note', 'matches.identifier_note')) }} as record_json,
+        records.record_id,
+        records.status_date
     from matches
     inner join records
         on matches.register = records.register
@@ -57,6 +58,13 @@ final as (
         {{ bvs.json_array_agg("case when register = '" ~ register ~ "' then record_json end",
             order_by='record_id') }} as {{ check_id }}_records,
         {%- endfor %}
+        -- SPEC 3.3 government contracts "covers two financial years": the current one and
+        -- the one before (from 1 July a year before the current one began), to the as-of date
+        sum(case
+            when register = 'GOV_CONTRACTS'
+                and status_date >= {{ bvs.financial_year_start(bvs.as_of_date(), 1) }}
+                and status_date <= {{ bvs.as_of_date() }} then 1 else 0
+        end) as government_contracts_two_years_count,
         sum(case when register = 'TAX_PRACTITIONERS' and status = 'Current' then 1 else 0 end)
             as tax_practitioners_current_count,
         sum(case when register = 'TAX_PRACTITIONERS' and status in ('Terminated', 'Suspended') then 1 else 0 end)

@@ -353,9 +353,19 @@ outcomes as (
             ("true", "Not on list => PASS"),
         ], detail='registers.tax_debt_records') }},
 
-        -- Workplace compliance: ABN exact -----------------------------------------------
+        -- Workplace compliance: ABN exact. The SPEC's rows are "No records => PASS" and
+        -- "Notice or undertaking found => WARN"; decided (docs/verification.md): a notice or
+        -- undertaking no longer in force is still found, and says so; litigation (the
+        -- regulator's court proceedings, SPEC 2.5's fourth type) or a record of another type
+        -- is no clean record either: WARN, saying what it is -------------------------------
         {{ bvs.check_rule('workplace_compliance', [
-            ("adverse.workplace_count > 0", "Notice or undertaking found => WARN"),
+            ("adverse.workplace_active_notice_count > 0", "Notice or undertaking found => WARN"),
+            ("adverse.workplace_notice_count > 0",
+             "Notice or undertaking found => WARN (no longer in force: resolved or expired)"),
+            ("adverse.workplace_litigation_count > 0",
+             "Litigation found => WARN (decided: court proceedings by the regulator, no notice or undertaking)"),
+            ("adverse.workplace_count > 0",
+             "Another workplace record found => WARN (decided: not a notice, undertaking or litigation)"),
             ("true", "No records => PASS"),
         ], detail='adverse.workplace_records') }},
 
@@ -375,8 +385,13 @@ outcomes as (
             ("registers.workforce_gender_count > 0", "Workforce gender report found => PASS"),
             ("true", "Workforce gender report not found => N/A"),
         ], detail='registers.workforce_gender_records') }},
+        -- Government contracts: ABN exact; covers two financial years (the current and the
+        -- previous, to the as-of date)
         {{ bvs.check_rule('government_contracts', [
-            ("registers.government_contracts_count > 0", "Government contracts found => PASS"),
+            ("registers.government_contracts_two_years_count > 0",
+             "Government contracts found in the two financial years => PASS"),
+            ("registers.government_contracts_count > 0",
+             "No government contracts in the two financial years (older ones only) => N/A"),
             ("true", "No government contracts => N/A"),
         ], detail='registers.government_contracts_records') }},
 

@@ -1,6 +1,7 @@
 -- Adverse records of every regulator (SPEC 3.3 and CONTRACT decision 5), matched by ABN
--- exact; a record that lists no ABN by name trigram similarity with the regulator's
--- threshold (decision, docs/matching.md "A record's own identifier"):
+-- exact; a record whose listed ABN names no entity (or that lists none) by name trigram
+-- similarity with the regulator's threshold (CONTRACT decision 19, docs/matching.md "A
+-- record's own identifier"):
 --   conduct regulators (ACCC, QBCC, NSW_FAIR_TRADING, VBA_BPC, QLD_OFT): above 0.55
 --     (ACCC records also feed competition enforcement, "at least 0.6": the tile reads
 --     the score);
@@ -25,7 +26,7 @@ final as (
         entity_name as match_name,
         {{ bvs.normalise_name('entity_name') }} as match_name_normalised,
         case
-            when abn is not null then null
+            when {{ bvs.listed_identifier_found('abn') }} then null
             when regulator = 'FWO' then null
             when regulator = 'NDIS_COMMISSION' then 0.65
             else 0.55

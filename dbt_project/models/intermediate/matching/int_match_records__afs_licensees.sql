@@ -1,5 +1,6 @@
 -- ASIC AFS licensees (SPEC 3.3, financial services licence): the licensee's ABN or ACN
--- exact (the register's ABN_ACN column holds either), and its name at least 0.8 (no rule
+-- exact (the register's ABN_ACN column holds either); a licensee whose listed ABN or
+-- ACN names no entity (or that lists none) by its name, at least 0.8 (no rule
 -- in the spec; the business-names register's, as for licences).
 
 with
@@ -18,7 +19,8 @@ final as (
         acn,
         licensee_name as match_name,
         {{ bvs.normalise_name('licensee_name') }} as match_name_normalised,
-        0.8 as name_threshold,
+        case when {{ bvs.listed_identifier_found('abn', 'acn') }} then null else 0.8 end
+            as name_threshold,
         true as name_threshold_inclusive
     from licensees
 

@@ -1,5 +1,6 @@
--- ASIC banned and disqualified organisations (SPEC 3.3): ACN exact, and the organisation's
--- name at least 0.75 (the register's similarity; SPEC gives it for names).
+-- ASIC banned and disqualified organisations (SPEC 3.3): ACN exact; an organisation whose
+-- listed ACN names no entity (or that lists none) by its name, at least 0.75 (the register's
+-- similarity; SPEC gives it for names; CONTRACT decision 19).
 
 with
 
@@ -17,7 +18,8 @@ final as (
         acn,
         organisation_name as match_name,
         {{ bvs.normalise_name('organisation_name') }} as match_name_normalised,
-        0.75 as name_threshold,
+        case when {{ bvs.listed_identifier_found(acn='acn') }} then null else 0.75 end
+            as name_threshold,
         true as name_threshold_inclusive
     from organisations
 

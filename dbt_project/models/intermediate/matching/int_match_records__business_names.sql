@@ -1,6 +1,6 @@
 -- ASIC business names register (SPEC 3.3: "ABN plus name similarity at least 0.8"): a
--- registration is matched to the ABN it lists; a registration that lists no ABN is matched
--- by name, at least 0.8.
+-- registration is matched to the ABN it lists; a registration whose listed ABN names no
+-- entity, or that lists none, is matched by name, at least 0.8 (CONTRACT decision 19).
 
 with
 
@@ -19,7 +19,7 @@ final as (
         cast(null as {{ dbt.type_string() }}) as acn,
         business_name as match_name,
         {{ bvs.normalise_name('business_name') }} as match_name_normalised,
-        case when abn is null then 0.8 end as name_threshold,
+        case when {{ bvs.listed_identifier_found('abn') }} then null else 0.8 end as name_threshold,
         true as name_threshold_inclusive
     from business_names
 

@@ -1,6 +1,7 @@
 -- ASIC financial advisers register (SPEC 3.3: "ABN plus name similarity at least 0.8"):
--- the adviser's ABN exact, and the adviser's name at least 0.8 against entity names (a
--- sole trader's own name). Directors who are advisers are matched by person name in
+-- the adviser's ABN exact; an adviser whose listed ABN names no entity (or who lists none)
+-- by the adviser's name at least 0.8 against entity names (a sole trader's own name;
+-- CONTRACT decision 19). Directors who are advisers are matched by person name in
 -- match_financial_advisers.
 
 with
@@ -19,7 +20,7 @@ final as (
         cast(null as {{ dbt.type_string() }}) as acn,
         adviser_name as match_name,
         {{ bvs.normalise_name('adviser_name') }} as match_name_normalised,
-        0.8 as name_threshold,
+        case when {{ bvs.listed_identifier_found('abn') }} then null else 0.8 end as name_threshold,
         true as name_threshold_inclusive
     from advisers
 

@@ -1,6 +1,7 @@
--- Company insolvency gazette notices (SPEC 3.3): ABN and ACN exact; a notice that names
--- neither, by name trigram similarity above 0.72 (decision, docs/matching.md "A record's own
--- identifier").
+-- Company insolvency gazette notices (SPEC 3.3: name trigram similarity above 0.72): a
+-- notice whose listed ACN or ABN names an entity is that entity's alone (decision); a notice
+-- whose listed identifiers name no entity, or that lists none, by the SPEC's name rule
+-- (CONTRACT decision 19, docs/matching.md "A record's own identifier").
 
 with
 
@@ -18,7 +19,8 @@ final as (
         acn,
         company_name as match_name,
         {{ bvs.normalise_name('company_name') }} as match_name_normalised,
-        case when abn is null and acn is null then 0.72 end as name_threshold,
+        case when {{ bvs.listed_identifier_found('abn', 'acn') }} then null else 0.72 end
+            as name_threshold,
         false as name_threshold_inclusive
     from notices
 

@@ -1,7 +1,8 @@
 -- Insolvency register (SPEC 3.3, insolvency / external administration): the ASIC company
--- rows with status EXAD or DISS, one row per (company, name): matched by ABN exact, by the
--- entity's ACN, and by name trigram similarity above 0.75 against the company name and the
--- current name.
+-- rows with status EXAD or DISS, one row per (company, name): matched by ABN exact and by
+-- the entity's ACN; a company whose ABN and ACN name no entity of the warehouse by name
+-- trigram similarity above 0.75 against the company name and the current name (CONTRACT
+-- decision 19: a company the ABR knows is that entity's alone, not its namesakes').
 
 with
 
@@ -35,7 +36,8 @@ final as (
         abn,
         match_name,
         {{ bvs.normalise_name('match_name') }} as match_name_normalised,
-        0.75 as name_threshold,
+        case when {{ bvs.listed_identifier_found('abn', 'acn') }} then null else 0.75 end
+            as name_threshold,
         false as name_threshold_inclusive
     from names
 

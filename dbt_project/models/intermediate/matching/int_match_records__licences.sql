@@ -1,7 +1,7 @@
 -- State licence registers (QBCC, NSW Fair Trading, VBA, SA CBS). SPEC 3.3 names no match
--- rule for licences: ABN and ACN exact, and a licence that lists neither by the licensee
--- name, at least 0.8 (the business-names register's rule; decisions written in
--- docs/matching.md).
+-- rule for licences: ABN and ACN exact, and a licence whose listed ABN or ACN names no
+-- entity (or that lists neither) by the licensee name, at least 0.8 (the business-names
+-- register's rule; CONTRACT decision 19; decisions written in docs/matching.md).
 
 with
 
@@ -20,7 +20,8 @@ final as (
         acn,
         licensee_name as match_name,
         {{ bvs.normalise_name('licensee_name') }} as match_name_normalised,
-        case when abn is null and acn is null then 0.8 end as name_threshold,
+        case when {{ bvs.listed_identifier_found('abn', 'acn') }} then null else 0.8 end
+            as name_threshold,
         true as name_threshold_inclusive
     from licences
 

@@ -1,6 +1,7 @@
 -- The other registers (SPEC 3.3): ABN exact and ACN exact for all; by name where the spec
--- gives a name rule: tax debt at least 0.75, modern slavery statements at least 0.65,
--- B Corp at least 0.7.
+-- gives a name rule, for a record whose listed ABN or ACN names no entity (or that lists
+-- neither; CONTRACT decision 19): tax debt at least 0.75, modern slavery statements at
+-- least 0.65, B Corp at least 0.7.
 
 with
 
@@ -19,10 +20,11 @@ final as (
         acn,
         entity_name as match_name,
         {{ bvs.normalise_name('entity_name') }} as match_name_normalised,
-        case register
-            when 'TAX_DEBT' then 0.75
-            when 'MODERN_SLAVERY' then 0.65
-            when 'BCORP' then 0.7
+        case
+            when {{ bvs.listed_identifier_found('abn', 'acn') }} then null
+            when register = 'TAX_DEBT' then 0.75
+            when register = 'MODERN_SLAVERY' then 0.65
+            when register = 'BCORP' then 0.7
         end as name_threshold,
         true as name_threshold_inclusive
     from records

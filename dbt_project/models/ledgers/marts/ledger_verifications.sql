@@ -6,7 +6,9 @@
 -- keeps it as the run's suppliers.parquet; `bvs ledger show` prints it.
 --
 -- Score and risk are the formulas of `verifications` (macros/verification/scoring.sql) with
--- the weights of the snapshot's check catalogue. A row without a usable ABN has no tiles, no
+-- the weights of the snapshot's check catalogue: a decisive identity failure (abn_status,
+-- company_status, insolvency or gst FAIL, the ledger rules applied) puts the risk at least
+-- high and identity_failures names the tiles. A row without a usable ABN has no tiles, no
 -- score and no risk level.
 
 
@@ -72,7 +74,9 @@ with_scores as (
 
     select
         scored.*,
-        {{ bvs.assurance_score('points', 'weight_counted') }} as assurance_score
+        {{ bvs.assurance_score('points', 'weight_counted') }} as assurance_score,
+        {{ bvs.identity_floor() }} as identity_floor,
+        {{ bvs.identity_failures() }} as identity_failures
     from scored
 
 ),
@@ -116,10 +120,11 @@ final as (
         case when abn is not null then cast(assurance_score as double) end as assurance_score,
         case when abn is not null then cast(points as double) end as score_points,
         case when abn is not null then cast(weight_counted as integer) end as score_weight_counted,
-        case when abn is not null then cast({{ bvs.risk_score('assurance_score', 'flag_floor') }} as double) end
+        case when abn is not null then cast({{ bvs.risk_score('assurance_score', 'flag_floor', 'identity_floor') }} as double) end
             as risk_score,
-        case when abn is not null then {{ bvs.risk_level(bvs.risk_score('assurance_score', 'flag_floor')) }} end
+        case when abn is not null then {{ bvs.risk_level(bvs.risk_score('assurance_score', 'flag_floor', 'identity_floor')) }} end
             as risk_level,
+        case when abn is not null then identity_failures end as identity_failures,
         flags,
         cast(flag_count as integer) as flag_count,
         max_flag_severity,

@@ -27,13 +27,13 @@ unioned as (
 
     select * from register_matches
     union all
-    select * from person_matches
+    select *, cast(null as {{ dbt.type_string() }}) as identifier_note from person_matches
 
 ),
 
 final as (
 
-    {{ bvs.best_match_per_pair('unioned', ['adviser_number']) }}
+    {{ bvs.best_match_per_pair('unioned', ['adviser_number'], extra_columns=['identifier_note']) }}
 
 )
 

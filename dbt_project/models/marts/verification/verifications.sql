@@ -6,7 +6,9 @@
 -- not N/A; PASS scores the full weight, WARN half, FAIL nothing; null when every weighted
 -- tile is N/A.
 -- Risk score: 100 minus the assurance score, raised to the floor of the most severe flag
--- that fired (CRITICAL 90, HIGH 70, MEDIUM 40). Risk level: critical from 90, high from 70,
+-- that fired (CRITICAL 90, HIGH 70, MEDIUM 40) and, on a decisive identity failure (a FAIL
+-- on abn_status, company_status, insolvency or gst: CONTRACT decision 21), to the high floor;
+-- identity_failures names those tiles. Risk level: critical from 90, high from 70,
 -- medium from 40, low below (docs/verification.md). The formulas are macros
 -- (macros/verification/scoring.sql), shared with the supplier ledgers' verifications.
 
@@ -74,7 +76,9 @@ with_scores as (
         coalesce(flags_per_abn.flag_count, 0) as flag_count,
         coalesce(flags_per_abn.flags, '[]') as flags,
         {{ bvs.flag_severity('flags_per_abn.max_severity_rank') }} as max_flag_severity,
-        {{ bvs.flag_floor('flags_per_abn.max_severity_rank') }} as flag_floor
+        {{ bvs.flag_floor('flags_per_abn.max_severity_rank') }} as flag_floor,
+        {{ bvs.identity_floor() }} as identity_floor,
+        {{ bvs.identity_failures() }} as identity_failures
     from scored
     left join flags_per_abn
         on scored.abn = flags_per_abn.abn
@@ -97,10 +101,11 @@ final as (
         cast(with_scores.assurance_score as double) as assurance_score,
         cast(with_scores.points as double) as score_points,
         cast(with_scores.weight_counted as integer) as score_weight_counted,
-        cast({{ bvs.risk_score('with_scores.assurance_score', 'with_scores.flag_floor') }} as double)
+        cast({{ bvs.risk_score('with_scores.assurance_score', 'with_scores.flag_floor', 'with_scores.identity_floor') }} as double)
             as risk_score,
-        {{ bvs.risk_level(bvs.risk_score('with_scores.assurance_score', 'with_scores.flag_floor')) }}
+        {{ bvs.risk_level(bvs.risk_score('with_scores.assurance_score', 'with_scores.flag_floor', 'with_scores.identity_floor')) }}
             as risk_level,
+        with_scores.identity_failures,
         with_scores.flags,
         cast(with_scores.flag_count as integer) as flag_count,
         with_scores.max_flag_severity,

@@ -1,0 +1,45 @@
+"""Names a user types, matched rather than searched (CONTRACT decision 20).
+
+A name given to ``viper ?name=``, ``bvs viper --name`` or an activist watch is compared with
+the candidate names by the similarity of CONTRACT decision 8 (pg_trgm ``similarity()`` after
+the project's normalisation), kept at the threshold, best first: "Ltd" for "Limited" or
+"and" for "&" never changes the answer, and a substring of a longer name is no match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pipelines.matching.names import normalise_name
+from pipelines.matching.trigram import trigram_similarity
+
+# SPEC 3.3 activist short-seller check: "name trigram at least 0.65" (CONTRACT decision 20)
+ACTIVIST_NAME_THRESHOLD = 0.65
+
+
+@dataclass(frozen=True)
+class NameMatch:
+    key: str  # what the name belongs to (a ticker)
+    name: str  # the candidate name that matched best
+    similarity: float
+
+
+def match_names(
+    query: str, candidates: Iterable[tuple[str, str]], threshold: float
+) -> list[NameMatch]:
+    """The keys of ``candidates`` ((key, name) pairs, several names a key) whose best name is
+    at least ``threshold`` similar to ``query``, best first (then by key). A query that
+    normalises to nothing matches nothing."""
+    wanted = normalise_name(query)
+    if not wanted:
+        return []
+    best: dict[str, NameMatch] = {}
+    for key, name in candidates:
+        normalised = normalise_name(name)
+        if not normalised:
+            continue
+        score = trigram_similarity(wanted, normalised)
+        if score >= threshold and (key not in best or score > best[key].similarity):
+            best[key] = NameMatch(key, name, round(score, 6))
+    return sorted(best.values(), key=lambda m: (-m.similarity, m.key))
