@@ -389,6 +389,15 @@ class Builder:
                  status=status, granted_date=self.months(60), expiry_date=expiry)  # fmt: skip
         return {"register": register, "licence_number": number}
 
+    def gazette_notice(self, ent: Ent, name: str, *, acn: str = "",
+                       k: int = 0) -> dict[str, str]:  # fmt: skip
+        notice_id = f"GZP{ent.j:05d}{k}"
+        self.row("gazette", notice_id=notice_id, published_date=self.months(2),
+                 notice_type="APPOINTMENT_OF_LIQUIDATOR", company_name=name, acn=acn, abn="",
+                 summary="Appointment of liquidator",
+                 url=f"https://example.gov.au/notices/{notice_id}")  # fmt: skip
+        return {"notice_id": notice_id}
+
     def register(self, ent: Ent, register: str, status: str, *, abn: bool = True,
                  acn: str = "", name: str = "", person: str = "", k: int = 0,
                  listed_abn: str = "", day: dt.date | None = None) -> dict[str, str]:  # fmt: skip

@@ -46,15 +46,11 @@ def plant_listed_identifiers(b: Builder) -> None:
 
     t = "match_gazette"
     ent = b.company()
-    notice_id = f"GZP{ent.j:05d}9"
-    b.row("gazette", notice_id=notice_id, published_date=b.months(2),
-          notice_type="APPOINTMENT_OF_LIQUIDATOR", company_name=ent.name,
-          acn=b.failing_check_digits(ent.acn), abn="", summary="Appointment of liquidator",
-          url=f"https://example.gov.au/notices/{notice_id}")  # fmt: skip
+    r = b.gazette_notice(ent, ent.name, acn=b.failing_check_digits(ent.acn), k=9)
     b.case("identifier/gazette-notice-listing-an-acn-failing-its-check-digits", ent,
            "Matching notice => FAIL: the listed ACN fails its check digits, the notice is matched "
            "by the SPEC's name rule (above 0.72)", "gazette", "FAIL",
-           matches=[match(t, {"notice_id": notice_id}, "name", name=ent.name)])  # fmt: skip
+           matches=[match(t, r, "name", name=ent.name)])  # fmt: skip
 
     t = "match_registers"
     tax, slavery = "match_registers/TAX_DEBT", "match_registers/MODERN_SLAVERY"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bvs_sample.cases.builder import Builder, Ent, match
+from bvs_sample.cases.builder import Builder, match
 
 
 def plant_insolvency(b: Builder) -> None:
@@ -45,28 +45,21 @@ def plant_insolvency(b: Builder) -> None:
 def plant_gazette(b: Builder) -> None:
     t = "match_gazette"
 
-    def notice(ent: Ent, name: str, *, acn: str = "", k: int = 0) -> dict[str, str]:
-        notice_id = f"GZP{ent.j:05d}{k}"
-        b.row("gazette", notice_id=notice_id, published_date=b.months(2),
-              notice_type="APPOINTMENT_OF_LIQUIDATOR", company_name=name, acn=acn, abn="",
-              summary="Appointment of liquidator", url=f"https://example.gov.au/notices/{notice_id}")  # fmt: skip
-        return {"notice_id": notice_id}
-
     ent = b.company()
     b.case("gazette/notice-by-acn", ent, "Matching notice => FAIL", "gazette", "FAIL",
-           matches=[match(t, notice(ent, ent.name, acn=ent.acn), "acn")])  # fmt: skip
+           matches=[match(t, b.gazette_notice(ent, ent.name, acn=ent.acn), "acn")])  # fmt: skip
     ent = b.company()
     name = ent.name.replace("PTY LTD", "PTY. LIMITED")
     b.case("gazette/notice-by-name", ent, "Matching notice => FAIL (name trigram above 0.72)",
-           "gazette", "FAIL", matches=[match(t, notice(ent, name), "name", name=name)])  # fmt: skip
+           "gazette", "FAIL", matches=[match(t, b.gazette_notice(ent, name), "name", name=name)])  # fmt: skip
     ent = b.company()
     decoy = b.near(ent.name, 0.72)
     b.case("gazette/name-decoy", ent, "No matching notices => PASS (similarity not above 0.72)",
-           "gazette", "PASS", non_matches=[match(t, notice(ent, decoy), name=decoy)])  # fmt: skip
+           "gazette", "PASS", non_matches=[match(t, b.gazette_notice(ent, decoy), name=decoy)])  # fmt: skip
     # A notice that names an ACN is that company's alone (docs/matching.md, "A record's own
     # identifier").
     ent, holder = b.company(), b.company()
-    r = notice(holder, ent.name, acn=holder.acn)
+    r = b.gazette_notice(holder, ent.name, acn=holder.acn)
     b.case("gazette/notice-of-another-acn-with-the-same-name", ent,
            "No matching notices => PASS (a notice under another ACN, with this company's name)",
            "gazette", "PASS", non_matches=[match(t, r)])  # fmt: skip

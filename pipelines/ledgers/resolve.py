@@ -21,7 +21,7 @@ from typing import Any
 
 import duckdb
 
-from pipelines.matching import normalise_name, trigram_similarity
+from pipelines.matching import match_names, normalise_name
 
 RESOLVE_THRESHOLD = 0.9  # "exactly one candidate at least 0.9 similar"
 SUGGESTION_THRESHOLD = 0.5  # closest names listed for review
@@ -50,10 +50,6 @@ class NameResolution:
         return f"no usable ABN, and no registered name is at least 90% similar to {self.name!r}"
 
 
-def _score(key: str, name: str) -> float:
-    return round(trigram_similarity(key, normalise_name(name) or ""), 6)
-
-
 def resolve_name(con: duckdb.DuckDBPyConnection, name: str) -> NameResolution:
     """Resolve one supplier name against the snapshot ``con`` is open on."""
     from pipelines.serving.market import ServingError
@@ -66,25 +62,24 @@ def resolve_name(con: duckdb.DuckDBPyConnection, name: str) -> NameResolution:
         found = search(con, name[:200], limit=SEARCH_LIMIT)["results"]
     except ServingError:
         return NameResolution(name, None, 0)
-    best: dict[str, dict[str, Any]] = {}
-    for result in found:
-        score = _score(key, result["matched_name"])
-        seen = best.get(result["abn"])
-        if seen is None or score > seen["score"]:
-            best[result["abn"]] = {
-                "abn": result["abn"],
-                "name": result["matched_name"],
-                "legal_name": result["legal_name"],
-                "abn_status": result["abn_status"],
-                "state": result["state"],
-                "score": score,
-            }
-    ranked = sorted(best.values(), key=lambda c: (-c["score"], c["abn"]))
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for result in found:  # in the search's order: the first row of a name is kept
+        rows.setdefault((result["abn"], result["matched_name"]), result)
+    ranked = [
+        {
+            "abn": m.key,
+            "name": m.name,
+            "legal_name": rows[(m.key, m.name)]["legal_name"],
+            "abn_status": rows[(m.key, m.name)]["abn_status"],
+            "state": rows[(m.key, m.name)]["state"],
+            "score": m.similarity,
+        }
+        for m in match_names(name, rows, SUGGESTION_THRESHOLD)
+    ]
     matching = [c for c in ranked if c["score"] >= RESOLVE_THRESHOLD]
     if len(matching) == 1:
         return NameResolution(name, matching[0]["abn"], 1, matching)
-    shown = matching or [c for c in ranked if c["score"] >= SUGGESTION_THRESHOLD]
-    return NameResolution(name, None, len(matching), shown[:MAX_CANDIDATES])
+    return NameResolution(name, None, len(matching), (matching or ranked)[:MAX_CANDIDATES])
 
 
 def resolve_names(

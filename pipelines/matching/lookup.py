@@ -1,6 +1,7 @@
-"""Names a user types, matched rather than searched (CONTRACT decision 20).
+"""Names a user types, matched rather than searched (CONTRACT decisions 13 and 20).
 
-A name given to ``viper ?name=``, ``bvs viper --name`` or an activist watch is compared with
+A name given to ``viper ?name=``, ``bvs viper --name``, an activist watch or a supplier
+ledger row without a usable ABN (``pipelines.ledgers.resolve``) is compared with
 the candidate names by the similarity of CONTRACT decision 8 (pg_trgm ``similarity()`` after
 the project's normalisation), kept at the threshold, best first: "Ltd" for "Limited" or
 "and" for "&" never changes the answer, and a substring of a longer name is no match.
@@ -29,8 +30,9 @@ def match_names(
     query: str, candidates: Iterable[tuple[str, str]], threshold: float
 ) -> list[NameMatch]:
     """The keys of ``candidates`` ((key, name) pairs, several names a key) whose best name is
-    at least ``threshold`` similar to ``query``, best first (then by key). A query that
-    normalises to nothing matches nothing."""
+    at least ``threshold`` similar to ``query``, best first (then by key); the similarity is
+    compared at 6 decimals, as the SQL side does. A query that normalises to nothing matches
+    nothing."""
     wanted = normalise_name(query)
     if not wanted:
         return []
@@ -39,7 +41,7 @@ def match_names(
         normalised = normalise_name(name)
         if not normalised:
             continue
-        score = trigram_similarity(wanted, normalised)
+        score = round(trigram_similarity(wanted, normalised), 6)
         if score >= threshold and (key not in best or score > best[key].similarity):
-            best[key] = NameMatch(key, name, round(score, 6))
+            best[key] = NameMatch(key, name, score)
     return sorted(best.values(), key=lambda m: (-m.similarity, m.key))

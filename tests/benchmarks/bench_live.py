@@ -44,17 +44,12 @@ def domain(i: int) -> str:
     return f"d{i:05d}.bench.test"
 
 
-def serve(n: int, latency: float, cert_dir: str, conn: Any) -> None:
-    """The server process: build the world, start both servers, report ports, wait."""
-    from tests.live.servers import DnsServer, Site, WebServer, WebWorld, Zone
+def bench_zone(n: int) -> Any:
+    """The DNS zone of ``n`` bench domains: A, MX, SPF, DMARC, NS, every 50th domain listed
+    on the first blocklist zone and every 97th answering the second's rate-limit code."""
+    from tests.live.servers import Zone
 
-    zone, world = Zone(), WebWorld(record_requests=False)
-    zone.add("probe.test", "A", "127.0.0.1")
-    body = (
-        "<html><head><title>x</title></head><body>"
-        + "<p>An established business.</p>" * 30
-        + "</body></html>"
-    )
+    zone = Zone()
     for i in range(n):
         name = domain(i)
         zone.add(name, "A", "127.0.0.1")
@@ -66,6 +61,22 @@ def serve(n: int, latency: float, cert_dir: str, conn: Any) -> None:
             zone.add(f"{name}.{ZONES[0]}", "A", "127.0.1.2")
         if i % 97 == 0:
             zone.add(f"{name}.{ZONES[1]}", "A", "127.255.255.254")
+    return zone
+
+
+def serve(n: int, latency: float, cert_dir: str, conn: Any) -> None:
+    """The server process: build the world, start both servers, report ports, wait."""
+    from tests.live.servers import DnsServer, Site, WebServer, WebWorld
+
+    zone, world = bench_zone(n), WebWorld(record_requests=False)
+    zone.add("probe.test", "A", "127.0.0.1")
+    body = (
+        "<html><head><title>x</title></head><body>"
+        + "<p>An established business.</p>" * 30
+        + "</body></html>"
+    )
+    for i in range(n):
+        name = domain(i)
         world.rdap[name] = {
             "events": [{"eventAction": "registration", "eventDate": "2015-01-01T00:00:00Z"}]
         }

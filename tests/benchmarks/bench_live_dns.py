@@ -23,29 +23,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-ZONES = ("dbl.bench", "uri.bench")
-
-
-def domain(i: int) -> str:
-    return f"d{i:05d}.bench.test"
-
 
 def serve(n: int, latency: float, conn: Any) -> None:
-    from tests.live.servers import DnsServer, Zone
+    from tests.benchmarks.bench_live import bench_zone
+    from tests.live.servers import DnsServer
 
-    zone = Zone()
-    for i in range(n):
-        name = domain(i)
-        zone.add(name, "A", "127.0.0.1")
-        zone.add(name, "MX", f"10 mail.{name}.")
-        zone.add(name, "TXT", '"v=spf1 -all"')
-        zone.add(f"_dmarc.{name}", "TXT", '"v=DMARC1; p=reject"')
-        zone.add(name, "NS", "ns1.bench.test.")
-        if i % 50 == 0:
-            zone.add(f"{name}.{ZONES[0]}", "A", "127.0.1.2")
-        if i % 97 == 0:
-            zone.add(f"{name}.{ZONES[1]}", "A", "127.255.255.254")
-    server = DnsServer(zone, latency=latency)
+    server = DnsServer(bench_zone(n), latency=latency)
     conn.send(server.port)
     conn.recv()  # "stop"
     server.close()
@@ -62,6 +45,7 @@ def main() -> None:
 
     from pipelines.live import blocklists
     from pipelines.live.dns_client import DnsClient
+    from tests.benchmarks.bench_live import ZONES, domain
 
     ctx = mp.get_context("spawn")
     parent, child = ctx.Pipe()

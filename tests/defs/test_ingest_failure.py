@@ -17,6 +17,14 @@ from pipelines.status import collect_status
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "asic_companies" / "company_202410.csv"
 
 
+def _land_companies(settings: Settings) -> tuple[Path, dict[str, BvsResource]]:
+    """The good company file landed; the folder and the run's resources."""
+    landing = settings.landing_dir / "asic_companies"
+    landing.mkdir(parents=True)
+    (landing / "company_202410.csv").write_bytes(FIXTURE.read_bytes())
+    return landing, {"bvs": BvsResource(data_dir=str(settings.data_dir), as_of="2026-11-20")}
+
+
 def test_a_failed_load_warns_and_lets_the_run_go_on(settings: Settings) -> None:
     (ingest,) = [a for a in ingest_assets if a.op.name == "ingest_asic_companies"]
 
@@ -24,10 +32,7 @@ def test_a_failed_load_warns_and_lets_the_run_go_on(settings: Settings) -> None:
     def downstream() -> None:  # stands for dbt and the publish
         return None
 
-    landing = settings.landing_dir / "asic_companies"
-    landing.mkdir(parents=True)
-    (landing / "company_202410.csv").write_bytes(FIXTURE.read_bytes())
-    resources = {"bvs": BvsResource(data_dir=str(settings.data_dir), as_of="2026-11-20")}
+    landing, resources = _land_companies(settings)
     with dg.instance_for_test() as instance:
         first = dg.materialize([ingest, downstream], instance=instance, resources=resources)
         assert first.success
@@ -60,10 +65,7 @@ def test_a_corrupt_zip_fails_only_its_source_and_the_run_goes_on(settings: Setti
     def downstream() -> None:  # stands for dbt and the publish
         return None
 
-    landing = settings.landing_dir / "asic_companies"
-    landing.mkdir(parents=True)
-    (landing / "company_202410.csv").write_bytes(FIXTURE.read_bytes())
-    resources = {"bvs": BvsResource(data_dir=str(settings.data_dir), as_of="2026-11-20")}
+    landing, resources = _land_companies(settings)
     with dg.instance_for_test() as instance:
         assert dg.materialize([companies, downstream], instance=instance, resources=resources)
         archive = landing / "company_202411.zip"

@@ -417,14 +417,23 @@ def test_public_registers_read_only_the_newest_file_with_quarantine(
         assert load_source(con, SOURCES[source], settings).status == "unchanged"
 
 
+COMPANIES_FIXTURE = Path(__file__).parents[1] / "fixtures" / "asic_companies" / "company_202410.csv"
+
+
+def _land_companies(settings: Settings) -> Path:
+    """The good company file landed in its folder; returns the folder."""
+    landing = settings.landing_dir / "asic_companies"
+    landing.mkdir(parents=True)
+    (landing / "company_202410.csv").write_bytes(COMPANIES_FIXTURE.read_bytes())
+    return landing
+
+
 def test_a_failed_load_leads_with_the_file_and_keeps_its_diagnosis(settings: Settings) -> None:
     """A header with one extra column: every row is quarantined. The failure names the file
     and the first row's cause before the checks it failed, and its quarantined rows stay in
     meta.quarantine under the failed load, for `bvs status` later."""
-    fixture = Path(__file__).parents[1] / "fixtures" / "asic_companies" / "company_202410.csv"
-    landing = settings.landing_dir / "asic_companies"
-    landing.mkdir(parents=True)
-    (landing / "company_202410.csv").write_bytes(fixture.read_bytes())
+    fixture = COMPANIES_FIXTURE
+    landing = _land_companies(settings)
     source = SOURCES["asic_companies"]
     with warehouse(settings) as con:
         assert load_source(con, source, settings).status == "loaded"
@@ -482,8 +491,6 @@ def test_a_load_runs_within_its_memory_limit_then_restores_the_connection_s(
 
 # --- issue 34, item 5: one bad file holds back only its source, zips too ---------------------
 
-COMPANIES_FIXTURE = Path(__file__).parents[1] / "fixtures" / "asic_companies" / "company_202410.csv"
-
 
 def _zipped(path: Path, member: str, data: bytes, *, truncate: bool = False) -> Path:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -496,9 +503,7 @@ def _zipped(path: Path, member: str, data: bytes, *, truncate: bool = False) -> 
 def test_a_corrupt_zip_fails_only_its_source_naming_it_and_keeps_the_data(
     settings: Settings,
 ) -> None:
-    landing = settings.landing_dir / "asic_companies"
-    landing.mkdir(parents=True)
-    (landing / "company_202410.csv").write_bytes(COMPANIES_FIXTURE.read_bytes())
+    landing = _land_companies(settings)
     source = SOURCES["asic_companies"]
     with warehouse(settings) as con:
         assert load_source(con, source, settings).status == "loaded"
@@ -526,10 +531,8 @@ def test_a_corrupt_zip_fails_only_its_source_naming_it_and_keeps_the_data(
 
 
 def test_a_corrupt_zip_dated_before_the_snapshot_read_fails_nothing(settings: Settings) -> None:
-    landing = settings.landing_dir / "asic_companies"
-    landing.mkdir(parents=True)
+    landing = _land_companies(settings)
     _zipped(landing / "company_202409.zip", "company_202409.csv", b"x" * 4096, truncate=True)
-    (landing / "company_202410.csv").write_bytes(COMPANIES_FIXTURE.read_bytes())
     with warehouse(settings) as con:
         result = load_source(con, SOURCES["asic_companies"], settings)
         (message,) = con.execute("select message from meta.loads").fetchone()
