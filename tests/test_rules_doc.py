@@ -169,6 +169,18 @@ def test_every_risk_flag_has_its_section_with_its_severity() -> None:
     assert wrong == [] and set(flag_ids()) <= set(doc)
 
 
+def test_every_source_is_listed_with_when_it_is_stale() -> None:
+    from pipelines.ingest.sources import SOURCES
+
+    text = RULES.read_text()
+    wrong = [
+        name
+        for name, source in SOURCES.items()
+        if f"| `{name}` | `{source.folder}/` | {source.refresh_days} |" not in text
+    ]
+    assert wrong == []
+
+
 def cited_paths(text: str) -> list[str]:
     """Repository paths in backticks or links: `tests/x.py::test_y`, `dbt_project/...`."""
     found = re.findall(r"`((?:tests|pipelines|dbt_project|bvs_sample|docs)/[^`\s]+)`", text)
