@@ -224,3 +224,36 @@ def test_every_decision_record_has_its_parts_and_is_listed() -> None:
         assert f"({record.name})" in index, record.name
     numbers = [int(p.name[:2]) for p in records]
     assert numbers == list(range(1, len(records) + 1))
+
+
+# Citations of the spec's sections or the contract's decisions that stay, with why: the spec
+# is the origin a decision record or a stated weight names, or the text is data a user sees.
+CITATIONS_KEPT = {
+    "docs/decisions/": "a decision record names the spec's section it settles",
+    "dbt_project/seeds/check_weights.csv": "the basis of a stated weight, published in marts.checks",
+    "dbt_project/macros/verification/checks.sql": "a tile's reason text, shown to users",
+    "bvs_sample/cases/asic.py": "planted cases' descriptions",
+    "bvs_sample/ledgers.py": "planted cases' descriptions",
+    "tests/live/test_warn_cluster.py": "a case label",
+}
+
+
+def test_code_and_docs_cite_the_repositorys_rules_not_the_spec() -> None:
+    """Issue 37 item 1: SPEC sections and CONTRACT decisions are cited through docs/rules.md
+    and docs/decisions/ (pipelines/ is rewritten by the same script at the merge)."""
+    spec, contract = "SPEC", "CONTRACT"  # not written together here, or this file cites
+    cite = re.compile(rf"\b{spec}( sections?)?\s+\d|\b{contract}\s+decisions?\s+\d")
+    found = []
+    for folder in ("dbt_project", "docs", "tests", "bvs_sample"):
+        for path in (ROOT / folder).rglob("*"):
+            rel = path.relative_to(ROOT).as_posix()
+            if (
+                not path.is_file()
+                or path.suffix not in {".py", ".sql", ".yml", ".md", ".csv"}
+                or "/target/" in rel
+                or any(rel.startswith(k) for k in CITATIONS_KEPT)
+            ):
+                continue
+            text = path.read_text(errors="replace")
+            found += [f"{rel}: {m.group(0)}" for m in cite.finditer(text)]
+    assert found == []
