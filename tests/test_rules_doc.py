@@ -52,12 +52,18 @@ def flag_ids() -> list[str]:
     return re.findall(r"'([A-Z_]+)'", block)
 
 
-def _outcome_rows() -> dict[str, list[str]]:
+def outcome_conditions() -> dict[str, list[tuple[str, str]]]:
+    """Check id -> its (SQL condition, rule row) pairs in int_check_outcomes.sql, in order."""
     text = OUTCOMES.read_text()
-    out: dict[str, list[str]] = {}
-    for match in re.finditer(r"check_rule\('([a-z_]+)', \[(.*?)\n\s*\]", text, re.S):
-        out[match.group(1)] = ROW.findall(match.group(2))
-    return out
+    pair = re.compile(r'\(\s*"([^"]*)",\s*"([^"\n]*=>[^"\n]*)"\s*\)')
+    return {
+        m.group(1): pair.findall(m.group(2))
+        for m in re.finditer(r"check_rule\('([a-z_]+)', \[(.*?)\n\s*\]", text, re.S)
+    }
+
+
+def _outcome_rows() -> dict[str, list[str]]:
+    return {check_id: [row for _, row in pairs] for check_id, pairs in outcome_conditions().items()}
 
 
 def _ledger_rows() -> dict[str, list[str]]:
@@ -98,13 +104,20 @@ def _live_rows() -> dict[str, list[str]]:
 
 
 @cache
-def implemented_rows() -> dict[str, list[str]]:
-    """Check id -> its rule rows as the code writes them, in the code's order."""
+def rows_in_order() -> dict[str, list[str]]:
+    """Check id -> its rule rows in the order the code tries them (a row may recur)."""
     rows = {**_outcome_rows(), **_ledger_rows(), **_live_rows()}
     return {
-        check_id: list(dict.fromkeys(r for r in rows.get(check_id, []) if r.split("=>")[0].strip()))
+        check_id: [r for r in rows.get(check_id, []) if r.split("=>")[0].strip()]
         for check_id in check_ids()
     }
+
+
+@cache
+def implemented_rows() -> dict[str, list[str]]:
+    """Check id -> its rule rows as the code writes them, each once, in the code's order."""
+    rows = rows_in_order()
+    return {check_id: list(dict.fromkeys(rows.get(check_id, []))) for check_id in check_ids()}
 
 
 def sections(text: str, level: str = "### ") -> dict[str, str]:
@@ -140,6 +153,19 @@ def test_every_check_has_its_section_with_every_rule_row_as_implemented() -> Non
         for check_id, rows in implemented_rows().items()
     }
     assert {c: rows for c, rows in missing.items() if rows} == {}
+
+
+def test_the_conditions_are_documented_in_the_order_the_code_tries_them() -> None:
+    doc = sections(RULES.read_text())
+    wrong = []
+    for check_id, pairs in outcome_conditions().items():
+        for n, (condition, row) in enumerate(pairs, 1):
+            line = "| {} | `{}` | {} | `{}` |".format(
+                n, row, row.split("=>")[1].split()[0], " ".join(condition.split())
+            )
+            if line not in doc[check_id]:
+                wrong.append((check_id, n, row))
+    assert wrong == []
 
 
 def test_every_check_states_its_weight_and_its_sources() -> None:
