@@ -164,8 +164,8 @@ def test_the_conditions_are_documented_in_the_order_the_code_tries_them() -> Non
                 n, row, row.split("=>")[1].split()[0], " ".join(condition.split())
             )
             if line not in doc[check_id]:
-                wrong.append((check_id, n, row))
-    assert wrong == []
+                wrong.append(f"{check_id}: {line}")
+    assert wrong == [], "docs/rules.md should have these lines:\n" + "\n".join(wrong)
 
 
 def test_every_check_states_its_weight_and_its_sources() -> None:
