@@ -405,7 +405,7 @@ def test_the_published_warn_cluster_rule_is_the_declared_one(built: tuple[Path, 
 def test_the_published_identity_failure_rule_is_the_declared_one(
     built: tuple[Path, Path],
 ) -> None:
-    """dbt_project.yml's var identity_failures (CONTRACT decision 21) is the one declaration:
+    """dbt_project.yml's var identity_failures (docs/decisions/21-decisive-identity-failure.md) is the one declaration:
     marts.identity_failure_rule carries it, with the floor of its severity's band, to the API."""
     warehouse, _ = built
     declared = yaml.safe_load((DBT_PROJECT_DIR / "dbt_project.yml").read_text())["vars"]
@@ -429,7 +429,7 @@ def test_live_tiles_come_from_the_live_checks_and_the_rest_say_not_run(
     built: tuple[Path, Path],
 ) -> None:
     """Issue 21: the verification models read the live checks' tiles (live.tiles); an ABN
-    they did not run for is N/A "Not run" (CONTRACT decision 18)."""
+    they did not run for is N/A "Not run" (docs/decisions/18-a-check-that-did-not-run-is-unknown.md)."""
     warehouse, _ = built
     rows = query(warehouse, "select abn, check_id, status, reason, detail from marts.tiles"
                  " where check_id in ('domain', 'trust', 'email') order by abn, check_id")  # fmt: skip
@@ -678,7 +678,7 @@ def test_parse_needs_no_warehouse_file(tmp_path: Path) -> None:
 
 
 def test_conduct_reads_exactly_the_conduct_regulators_it_counts() -> None:
-    """CONTRACT decision 17: conduct is loaded when one of its own regulators has records
+    """docs/decisions/17-a-register-that-does-not-cover-says-nothing.md: conduct is loaded when one of its own regulators has records
     (seed check_sources), and those must be the regulators its evidence counts
     (int_check_evidence__adverse): a list that drifted would load conduct on another
     regulator's records and PASS every ABN."""

@@ -567,7 +567,7 @@ LEVEL_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3, None: 4}
 def test_a_decisive_identity_failure_is_never_low_risk_and_comes_first(
     ledger_api: Any, ledgers: dict[str, Any]
 ) -> None:
-    """CONTRACT decision 21: every supplier with abn_status, company_status, insolvency or gst
+    """docs/decisions/21-decisive-identity-failure.md: every supplier with abn_status, company_status, insolvency or gst
     FAIL (the ledger rules applied: a cancelled ABN, a name that differs materially, GST charged
     while unregistered) is at least high and its risk names those tiles; the API's default
     order is the report's act-first order, `order=line` the file's."""
