@@ -14,7 +14,7 @@ from reportlab.platypus import Flowable, KeepTogether, Spacer, TableStyle
 
 from pipelines.ledgers.report import month as m
 from pipelines.ledgers.report import review, team_values, words
-from pipelines.ledgers.report.layout import AMBER, NAME_LIMIT, STATUS_COLOUR, Layout
+from pipelines.ledgers.report.layout import AMBER, NAME_LIMIT, STATUS_COLOUR, Layout, shorten
 from pipelines.ledgers.report.summary import CHANGE_KINDS, LIMIT
 
 LEDGER_CHECKS = ("abn_status", "gst", "address")  # decided with the ledger row
@@ -44,7 +44,7 @@ def supplier(layout: Layout, item: m.Attention) -> list[Flowable]:
         where.append(f"reference {row['supplier_ref']}")
     where.append(f"ABN {words.abn(row['abn'])}" if row["abn"] else "no ABN")
     if row.get("entity") and row["supplier_name"] and row["entity"] != row["supplier_name"]:
-        where.append(f"named {row['supplier_name']!r} in the ledger")
+        where.append(f"named {shorten(row['supplier_name'], NAME_LIMIT)!r} in the ledger")
     out.append(layout.text(" - ".join(where), layout.small, limit=NAME_LIMIT * 3))
 
     line = f"Risk: {words.level(row['risk_level'])}"
