@@ -28,13 +28,13 @@ def section(layout: Layout, months: list[m.LedgerMonth]) -> list[Flowable]:
     for month in months:
         for row in month.suppliers:
             rows.append([
-                layout.cell([(month.ledger, False), (f"line {row['line']}", True)], WIDTHS[0]),
+                f"{month.ledger}, line {row['line']}",
                 layout.supplier(row, WIDTHS[1], NAME_LIMIT),
                 words.abn(row["abn"]) or "none",
                 words.resolution(row["resolution"]),
                 words.number(row["assurance_score"]) or "-",
                 words.level(row["risk_level"]) if row["risk_level"] else "-",
-                layout.cell(flag_words(row, month), WIDTHS[6]),
+                layout.cell(flag_words(row, month), WIDTHS[6]) if m.flags(row) else "",
             ])  # fmt: skip
     return [
         layout.text("Appendix: all suppliers", layout.h1),

@@ -24,10 +24,10 @@ CHANGES_SHOWN = 12
 def section(layout: Layout, attention: list[m.Attention]) -> list[Flowable]:
     out: list[Flowable] = [layout.text("Suppliers that need attention", layout.h1)]
     if len(attention) > LIMIT:
-        out.append(layout.text(
-            f"The {LIMIT} most urgent of {len(attention)}; the suppliers that need review follow,"
-            " and the appendix lists every supplier."
-        ))  # fmt: skip
+        review = any(a.row["resolution"] == "needs_review" for a in attention[LIMIT:])
+        then = "; the suppliers that need review follow" if review else ""
+        out.append(layout.text(f"The {LIMIT} most urgent of {len(attention)}{then}; the"
+                               " appendix lists every supplier."))  # fmt: skip
     for item in attention[:LIMIT]:
         out.append(KeepTogether(supplier(layout, item)))
     if not attention:
@@ -57,7 +57,7 @@ def supplier(layout: Layout, item: m.Attention) -> list[Flowable]:
     if m.candidates(row) or (row["resolution"] == "needs_review" and not row["abn"]):
         out += review.candidates(layout, row)
     if row["abn"]:
-        out += checks(layout, month, row)
+        out += [Spacer(1, 1.5 * mm), *checks(layout, month, row)]
     out += team_values.supplier(layout, month, row)
     out += changes(layout, item.changes(), month.words)
     out.append(Spacer(1, 4 * mm))

@@ -41,6 +41,8 @@ STATUS_COLOUR = {"FAIL": colors.HexColor("#FDE0DC"), "WARN": colors.HexColor("#F
 NAME_LIMIT = 100  # characters of a name in a heading or a cell
 TEXT_LIMIT = 300  # characters of any other text (a rule row, a review reason)
 ELLIPSIS = "..."
+CELL_FONT, CELL_SIZE = "Helvetica", 7  # a table cell's plain text (the small style)
+WIDEST_GLYPH = 1.1  # no glyph of the standard fonts is wider than this many font sizes
 
 
 def _escape(text: str) -> str:
@@ -54,8 +56,13 @@ def shorten(text: Any, limit: int) -> str:
 
 def break_words(text: str, width: float, font: str, size: float) -> str:
     """``text`` with every word wider than ``width`` points cut into pieces that fit."""
+    if len(text) * size * WIDEST_GLYPH <= width:  # fits whatever the letters
+        return text
     out = []
     for word in text.split(" "):
+        if len(word) * size * WIDEST_GLYPH <= width:
+            out.append(word)
+            continue
         while word and stringWidth(word, font, size) > width:
             cut = 1
             while cut < len(word) and stringWidth(word[: cut + 1], font, size) <= width:
@@ -116,6 +123,21 @@ class Layout:
             pieces = "" if pieces is None else str(pieces)
         return self.text(pieces, style or self.small, width - 2 * PAD, limit)
 
+    def plain(self, value: Any, width: float, limit: int = TEXT_LIMIT) -> str | Paragraph:
+        """A value as a table cell: as it is when it fits on one line (a plain string is
+        drawn, never wrapped, and costs a table far less than a paragraph), else a cell."""
+        text = "" if value is None else str(value)
+        if (
+            len(text) <= limit
+            and "\n" not in text
+            and (
+                len(text) * CELL_SIZE * WIDEST_GLYPH <= width - 2 * PAD
+                or stringWidth(text, CELL_FONT, CELL_SIZE) <= width - 2 * PAD
+            )
+        ):
+            return text
+        return self.cell(text, width, limit)
+
     # -- tables -------------------------------------------------------------------------------
 
     def table(self, header: list[Any], rows: list[list[Any]], widths: list[float],
@@ -127,7 +149,7 @@ class Layout:
                  for h, w in zip(header, widths, strict=True)]]  # fmt: skip
         for row in rows:
             data.append([
-                v if isinstance(v, Paragraph) else self.cell(v, w, lim)
+                v if isinstance(v, Paragraph) else self.plain(v, w, lim)
                 for v, w, lim in zip(row, widths, limits, strict=True)
             ])  # fmt: skip
         table = Table(data, colWidths=widths, repeatRows=1)
@@ -139,6 +161,7 @@ class Layout:
             ("TOPPADDING", (0, 0), (-1, -1), 2),
             ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
             ("BACKGROUND", (0, 0), (-1, 0), HEADER_BACKGROUND),
+            ("FONT", (0, 0), (-1, -1), CELL_FONT, CELL_SIZE),
         ]))  # fmt: skip
         return table
 
