@@ -10,9 +10,9 @@ from reportlab.platypus import Flowable, Spacer
 
 from pipelines.ledgers.report import month as m
 from pipelines.ledgers.report import words
-from pipelines.ledgers.report.layout import Layout
+from pipelines.ledgers.report.layout import TEXT_LIMIT, Layout
 
-WIDTHS = [mm * w for w in (22, 54, 23, 20, 11, 13, 37)]
+WIDTHS = [mm * w for w in (16, 8, 17, 44, 22, 17, 9, 10, 37)]
 NAME_LIMIT = 80  # characters of a name in the appendix
 
 
@@ -28,18 +28,23 @@ def section(layout: Layout, months: list[m.LedgerMonth]) -> list[Flowable]:
     for month in months:
         for row in month.suppliers:
             rows.append([
-                f"{month.ledger}, line {row['line']}",
-                layout.supplier(row, WIDTHS[1], NAME_LIMIT),
+                month.ledger,
+                row["line"],
+                row["supplier_ref"] or "",
+                m.name(row),
                 words.abn(row["abn"]) or "none",
                 words.resolution(row["resolution"]),
                 words.number(row["assurance_score"]) or "-",
                 words.level(row["risk_level"]) if row["risk_level"] else "-",
-                layout.cell(flag_words(row, month), WIDTHS[6]) if m.flags(row) else "",
+                layout.cell(flag_words(row, month), WIDTHS[8]) if m.flags(row) else "",
             ])  # fmt: skip
     return [
         layout.text("Appendix: all suppliers", layout.h1),
         layout.table(
-            ["Ledger", "Supplier", "ABN", "Resolution", "Score", "Risk", "Flags"], rows, WIDTHS
+            ["Ledger", "Line", "Ref", "Supplier", "ABN", "Resolution", "Score", "Risk", "Flags"],
+            rows,
+            WIDTHS,
+            [NAME_LIMIT, 10, NAME_LIMIT, NAME_LIMIT, 20, 40, 10, 20, TEXT_LIMIT],
         ),  # fmt: skip
         Spacer(1, 6 * mm),
         layout.text("About this report", layout.h2),

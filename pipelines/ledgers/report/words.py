@@ -22,7 +22,7 @@ STATUS_WORDS = {"PASS": "Pass", "WARN": "Warning", "FAIL": "Fail", "N/A": "Not a
 LEVEL_WORDS = {"critical": "Critical", "high": "High", "medium": "Medium", "low": "Low"}
 RESOLUTION_WORDS = {
     "verified": "Verified",
-    "resolved_by_name": "ABN found by its name",
+    "resolved_by_name": "ABN found by name",
     "needs_review": "Needs review",
 }
 SEVERITY_WORDS = {"CRITICAL": "critical", "HIGH": "high", "MEDIUM": "medium", "LOW": "low"}
