@@ -8,12 +8,15 @@ change of the runs in that month (``month.py``).
   (result and rule), the score, risk level and flags, which values are user-supplied, and the
   supplier's changes and alerts in the month; column names in words, the ABN grouped as the
   ABR writes it so that a spreadsheet keeps it as text.
-* **PDF** (reportlab), one module per section: the first page (``summary.py``: suppliers by
-  risk level, changes since last month, the suppliers that need action first), a section per
-  supplier that needs attention (``attention.py``), an appendix of all suppliers
-  (``appendix.py``), and the SPEC 1.8 notice at the foot of every page (``layout.py``). Codes
-  are said in words (``words.py``: the names of checks and the words of flags come from the
-  snapshot's catalogue), the code small beside them.
+* **PDF** (reportlab), one module per part, ``write_pdf`` only putting them in order: the
+  first page (``summary.py``: suppliers by risk level, changes since last month, the
+  suppliers that need action first), a section per supplier that needs attention
+  (``attention.py``), the other suppliers that need review with the businesses import found
+  (``review.py``), the values your team supplied (``team_values.py``), an appendix of all
+  suppliers (``appendix.py``), and the SPEC 1.8 notice at the foot of every page
+  (``layout.py``, which also makes every cell fit its column). Codes are said in words
+  (``words.py``: check names and flag triggers from the snapshot's catalogue), the code
+  small beside them.
 """
 
 from __future__ import annotations
