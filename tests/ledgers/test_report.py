@@ -287,6 +287,7 @@ def test_the_notice_is_on_every_page_once(settings: Settings, tmp_path: Path) ->
     assert len(pages) >= 3
     for number, page in enumerate(pages, start=1):
         assert one_line(page).count(DECISION_SUPPORT) == 1, number
+    assert "applies to all of it." in one_line(pages[-1])  # the report's own words are never cut
 
 
 # --------------------------------------------------------------------------------- CSV

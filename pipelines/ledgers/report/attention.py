@@ -14,7 +14,14 @@ from reportlab.platypus import Flowable, KeepTogether, Spacer, TableStyle
 
 from pipelines.ledgers.report import month as m
 from pipelines.ledgers.report import review, team_values, words
-from pipelines.ledgers.report.layout import AMBER, NAME_LIMIT, STATUS_COLOUR, Layout, shorten
+from pipelines.ledgers.report.layout import (
+    AMBER,
+    NAME_LIMIT,
+    STATUS_COLOUR,
+    TEXT_LIMIT,
+    Layout,
+    shorten,
+)
 from pipelines.ledgers.report.summary import CHANGE_KINDS, LIMIT
 
 LEDGER_CHECKS = ("abn_status", "gst", "address")  # decided with the ledger row
@@ -53,7 +60,8 @@ def supplier(layout: Layout, item: m.Attention) -> list[Flowable]:
                  f" {words.number(row['assurance_score'])})")  # fmt: skip
     out.append(layout.text(f"{line}. Resolution: {words.resolution(row['resolution'])}."))
     for text, code in m.why(row, month):
-        out.append(layout.text([("- " + text, False), *([(code, True)] if code else [])]))
+        bullet = [("- " + text, False), *([(code, True)] if code else [])]
+        out.append(layout.text(bullet, limit=TEXT_LIMIT))
     if m.candidates(row) or (row["resolution"] == "needs_review" and not row["abn"]):
         out += review.candidates(layout, row)
     if row["abn"]:
@@ -126,7 +134,8 @@ def changes(layout: Layout, mine: list[dict[str, Any]], said: words.Words) -> li
         return []
     out: list[Flowable] = [layout.text("This month:", layout.small)]
     for change in mine[:CHANGES_SHOWN]:
-        out.append(layout.text([("- ", False), *change_words(change, said)], layout.small))
+        said_change = [("- ", False), *change_words(change, said)]
+        out.append(layout.text(said_change, layout.small, limit=TEXT_LIMIT))
     if len(mine) > CHANGES_SHOWN:
         out.append(layout.text(f"... and {len(mine) - CHANGES_SHOWN} more (bvs ledger changes)",
                                layout.small))  # fmt: skip

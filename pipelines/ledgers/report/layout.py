@@ -95,17 +95,18 @@ class Layout:
     # -- text ---------------------------------------------------------------------------------
 
     def text(self, pieces: list[tuple[str, bool]] | str, style: ParagraphStyle | None = None,
-             width: float = FRAME_WIDTH, limit: int = TEXT_LIMIT) -> Paragraph:  # fmt: skip
+             width: float = FRAME_WIDTH, limit: int | None = None) -> Paragraph:  # fmt: skip
         """A paragraph of words and, small and grey beside them, codes: ``pieces`` is
-        [(text, is_code)], or one plain text. Cut to ``limit`` characters and broken to fit
-        ``width`` points."""
+        [(text, is_code)], or one plain text. Each piece cut to ``limit`` characters (text from
+        a ledger or a register; None: the report's own words) and broken to fit ``width``
+        points."""
         style = style or self.body
         if isinstance(pieces, str):
             pieces = [(pieces, False)]
         code_size = max(5.5, style.fontSize - 1.5)
         joined = ""
         for text, is_code in pieces:
-            text = shorten(text, limit)
+            text = shorten(text, limit or len(text))
             if not text:
                 continue
             size = code_size if is_code else style.fontSize

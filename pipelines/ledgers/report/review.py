@@ -11,7 +11,7 @@ from reportlab.platypus import Flowable, KeepTogether, Spacer
 
 from pipelines.ledgers.report import month as m
 from pipelines.ledgers.report import words
-from pipelines.ledgers.report.layout import NAME_LIMIT, Layout
+from pipelines.ledgers.report.layout import NAME_LIMIT, TEXT_LIMIT, Layout
 from pipelines.ledgers.report.summary import LIMIT
 
 ABN_STATUS = {"ACT": "active", "CAN": "cancelled"}
@@ -60,7 +60,9 @@ def supplier(layout: Layout, item: m.Attention) -> list[Flowable]:
     return [
         layout.text(m.name(row), layout.h3, limit=NAME_LIMIT),
         layout.text(where, layout.small, limit=NAME_LIMIT * 3),
-        layout.text(f"Needs review: {row['review_reason'] or 'see the ledger row'}"),
+        layout.text(
+            f"Needs review: {row['review_reason'] or 'see the ledger row'}", limit=TEXT_LIMIT
+        ),  # fmt: skip
         *(candidates(layout, row) if m.candidates(row) or not row["abn"] else []),
         Spacer(1, 3 * mm),
     ]
