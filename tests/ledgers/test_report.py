@@ -335,3 +335,18 @@ def test_a_bad_month_is_refused(settings: Settings, tmp_path: Path, month: str) 
     write_run(settings, CUSTOMER, "suppliers", [supplier(2)])
     with pytest.raises(LedgerError, match="YYYY-MM"):
         report(settings, CUSTOMER, month, "pdf", tmp_path / "x.pdf")
+
+
+def test_a_run_whose_slice_is_gone_still_says_its_checks_in_words(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """The words come from the run's slice of the snapshot's catalogue; without it, from
+    the seeds that catalogue is built from."""
+    import shutil
+
+    from tests.ledgers.report_history import SLICE
+
+    write_run(settings, CUSTOMER, "suppliers", [high(2, flags=["PHOENIX_PATTERN"])])
+    shutil.rmtree(settings.ledgers_dir / CUSTOMER / SLICE)
+    text = one_line("\n".join(pdf(settings, tmp_path)))
+    assert "ABN status fails" in text and "deregistered within the past 36 months" in text

@@ -12,7 +12,7 @@ from pipelines.ledgers.report import month as m
 from pipelines.ledgers.report import words
 from pipelines.ledgers.report.layout import TEXT_LIMIT, Layout
 
-WIDTHS = [mm * w for w in (16, 8, 17, 44, 22, 17, 9, 10, 37)]
+WIDTHS = [mm * w for w in (16, 8, 20, 41, 22, 17, 9, 10, 37)]
 NAME_LIMIT = 80  # characters of a name in the appendix
 
 
