@@ -19,6 +19,7 @@ import pytest
 
 from pipelines.settings import Settings
 from pipelines.warehouse import snapshot
+from pipelines.warehouse.snapshot import flush, publish, verify
 from pipelines.warehouse.connection import connect
 from pipelines.warehouse.meta import ensure_meta
 from pipelines.warehouse.snapshot import (
@@ -268,7 +269,7 @@ def commands(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
         seen.append(command)
         return real_run(command, **kwargs)  # type: ignore[call-overload,no-any-return]
 
-    monkeypatch.setattr(snapshot.subprocess, "run", spy)
+    monkeypatch.setattr(verify.subprocess, "run", spy)
     return seen
 
 
@@ -346,7 +347,7 @@ def test_failed_verification_deletes_the_new_file_and_leaves_current_alone(
 ) -> None:
     first = publish_snapshot(writer, settings, as_of=AS_OF)
     pointer_before = (settings.serving_dir / "CURRENT").read_bytes()
-    real_build = snapshot._build
+    real_build = publish.build_snapshot_file
 
     def build_with_wrong_counts(
         *args: object, **kwargs: object
@@ -354,7 +355,7 @@ def test_failed_verification_deletes_the_new_file_and_leaves_current_alone(
         counts, views = real_build(*args, **kwargs)  # type: ignore[arg-type]
         return counts | {"marts.companies": counts["marts.companies"] + 1}, views
 
-    monkeypatch.setattr(snapshot, "_build", build_with_wrong_counts)
+    monkeypatch.setattr(publish, "build_snapshot_file", build_with_wrong_counts)
     writer.execute("insert into marts.companies values ('99999999999', 'New')")
 
     with pytest.raises(SnapshotError, match="marts.companies has 4 rows, expected 5"):
@@ -437,7 +438,7 @@ def test_a_failed_pointer_write_leaves_the_old_pointer(
             raise OSError("disk full")
         real_replace(src, dst)
 
-    monkeypatch.setattr(snapshot.os, "replace", replace)
+    monkeypatch.setattr(os, "replace", replace)
     with pytest.raises(OSError, match="disk full"):
         publish_snapshot(writer, settings, as_of=AS_OF)
 
@@ -559,7 +560,7 @@ def test_files_being_published_are_flushed_as_they_are_written(
     evict(probe)  # skips on a file system that keeps files in memory
     path = tmp_path / "20261120T000000Z-abc.duckdb.tmp"
     other = tmp_path / "another.duckdb.tmp"  # not this publish's: never flushed
-    with snapshot._flushed_as_written(tmp_path, "20261120T000000Z-abc", every):
+    with flush.flushed_as_written(tmp_path, "20261120T000000Z-abc", every):
         for file in (path, other):
             with open(file, "wb") as handle:
                 handle.write(os.urandom(8 * 1024 * 1024))
@@ -615,7 +616,7 @@ def test_the_verify_subprocess_reads_with_the_threads_it_is_given(
         opened.append(int(con.execute("select current_setting('threads')").fetchone()[0]))
         return con
 
-    monkeypatch.setattr(snapshot.duckdb, "connect", connect)
+    monkeypatch.setattr(verify.duckdb, "connect", connect)
     expected = json.dumps(info.tables)
     argv = ["verify", str(info.path), expected, "--snapshot-id", info.snapshot_id]
     argv += ["--views", json.dumps(info.views)]
