@@ -19,15 +19,17 @@ import pytest
 
 from pipelines.settings import Settings
 from pipelines.warehouse import snapshot
-from pipelines.warehouse.snapshot import flush, publish, verify
 from pipelines.warehouse.connection import connect
 from pipelines.warehouse.meta import ensure_meta
 from pipelines.warehouse.snapshot import (
     SnapshotError,
     current_snapshot,
+    flush,
     list_snapshots,
     open_snapshot,
+    publish,
     publish_snapshot,
+    verify,
     verify_snapshot,
 )
 
@@ -254,6 +256,58 @@ def test_writer_keeps_working_after_publishing(
     ).fetchone() == (0,)
     writer.execute("insert into marts.companies values ('99999999999', 'New')")
     assert publish_snapshot(writer, settings, as_of=AS_OF).tables["marts.companies"] == 4
+
+
+def comments_of(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str, str], str]:
+    """Every comment on a table, view or column of the database ``con`` opened:
+    (schema, table or view, column or "") -> text."""
+    rows = con.execute(
+        """
+        select schema_name, table_name, '', comment from duckdb_tables()
+        where database_name = current_database() and comment is not null
+        union all
+        select schema_name, view_name, '', comment from duckdb_views()
+        where database_name = current_database() and not internal and comment is not null
+        union all
+        select schema_name, table_name, column_name, comment from duckdb_columns()
+        where database_name = current_database() and comment is not null
+        """
+    ).fetchall()
+    return {(str(s), str(t), str(c)): str(text) for s, t, c, text in rows}
+
+
+def test_publish_carries_the_warehouse_comments(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    """What dbt's persist_docs writes in the warehouse, an analyst reads in the snapshot too:
+    on tables, views, their columns and the extra tables, the text as it is."""
+    documented = {
+        ("marts", "companies", ""): "One row per company.",
+        ("marts", "companies", "abn"): "The company's ABN: 11 digits.",
+        ("marts", "Odd Name", ""): 'A "quoted" name,\nover two lines',
+        ("marts", "Odd Name", "a column"): "",
+        ("marts", "named_companies", ""): "The companies named 'Company 1…'.",
+        ("marts", "named_companies", "name"): "As registered.",
+        ("meta", "loads", ""): "Every load attempt.",
+        ("meta", "loads", "load_id"): "The load.",
+    }
+    for (schema, name, column), text in documented.items():
+        kind = "view" if name == "named_companies" and not column else "table"
+        target = ".".join(f'"{part}"' for part in (schema, name, column) if part)
+        literal = "'" + text.replace("'", "''") + "'"
+        writer.execute(f"comment on {'column' if column else kind} {target} is {literal}")
+    writer.execute("comment on table meta.manifest is 'not published'")
+    assert comments_of(writer) == documented | {("meta", "manifest", ""): "not published"}
+
+    publish_snapshot(writer, settings, as_of=AS_OF, extra_tables=["meta.loads"])
+
+    with open_snapshot(settings) as con:
+        assert comments_of(con) == documented
+        # a column the warehouse does not document has none
+        assert con.execute(
+            "select comment from duckdb_columns() "
+            "where table_name = 'companies' and column_name = 'name'"
+        ).fetchall() == [(None,)]
 
 
 # --- verification --------------------------------------------------------------------------

@@ -228,6 +228,51 @@ def _copy_sources(
         )
 
 
+def _copy_comments(
+    cur: duckdb.DuckDBPyConnection,
+    catalog: str,
+    snap: str,
+    copied: Sequence[tuple[str, str]],
+    views: Mapping[tuple[str, str], str],
+) -> int:
+    """Carry the warehouse's comments (dbt's ``persist_docs``) on the ``copied`` tables and
+    views and on their columns into the snapshot; return how many. ``COMMENT ON`` takes no
+    parameter: the text goes in as a quoted literal."""
+    wanted = set(copied)
+    relations = cur.execute(
+        """
+        select schema_name, table_name, comment from duckdb_tables()
+        where database_name = ? and comment is not null
+        union all
+        select schema_name, view_name, comment from duckdb_views()
+        where database_name = ? and comment is not null
+        order by 1, 2
+        """,
+        [catalog, catalog],
+    ).fetchall()
+    columns = cur.execute(
+        """
+        select schema_name, table_name, column_name, comment from duckdb_columns()
+        where database_name = ? and comment is not null
+        order by schema_name, table_name, column_index
+        """,
+        [catalog],
+    ).fetchall()
+    statements = [
+        f"comment on {'view' if (schema, name) in views else 'table'} "
+        f"{snap}.{qualified(schema, name)} is {quote_literal(str(text))}"
+        for schema, name, text in relations
+        if (schema, name) in wanted
+    ] + [
+        f"comment on column {snap}.{qualified(schema, name, column)} is {quote_literal(str(text))}"
+        for schema, name, column, text in columns
+        if (schema, name) in wanted
+    ]
+    for statement in statements:
+        cur.execute(statement)
+    return len(statements)
+
+
 def build_snapshot_file(
     con: duckdb.DuckDBPyConnection,
     tmp: Path,
@@ -272,6 +317,7 @@ def build_snapshot_file(
                     # the file against what the writer saw, not against itself.
                     count_row = cur.execute(f"select count(*) from {source}").fetchone()
                     counts[f"{schema}.{table}"] = int(count_row[0]) if count_row else 0
+                _copy_comments(cur, catalog, snap, wanted, views)
                 view_names = tuple(sorted(f"{schema}.{view}" for schema, view in views))
                 cur.execute(_SNAPSHOT_DDL.format(snap=snap))
                 cur.execute(
