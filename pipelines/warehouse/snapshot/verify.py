@@ -71,24 +71,22 @@ def check_snapshot_file(
             problems.append(f"tables missing: {', '.join(missing)}")
         if unexpected:
             problems.append(f"unexpected tables: {', '.join(unexpected)}")
-        for name in sorted(set(expected) & set(data_tables)):
-            schema, table = name.split(".", 1)
-            if data_tables[name] != "BASE TABLE":
-                problems.append(f"{name} is a {data_tables[name].lower()}, expected a table")
-                continue
-            row = con.execute(f"select count(*) from {qualified(schema, table)}").fetchone()
-            actual = int(row[0]) if row else -1
-            if actual != expected[name]:
-                problems.append(f"{name} has {actual} rows, expected {expected[name]}")
-        for name in sorted(set(views) & set(data_tables)):
-            schema, view = name.split(".", 1)
-            if data_tables[name] != "VIEW":
-                problems.append(f"{name} is a {data_tables[name].lower()}, expected a view")
-                continue
-            try:  # binds every name the view reads, runs nothing
-                con.execute(f"select * from {qualified(schema, view)} limit 0").fetchall()
-            except duckdb.Error as exc:
-                problems.append(f"view {name} does not bind: {exc}".replace("\n", " "))
+        for name in sorted(wanted & set(data_tables)):
+            is_table = name in expected
+            relation = qualified(*name.split(".", 1))
+            if data_tables[name] != ("BASE TABLE" if is_table else "VIEW"):
+                kind = "table" if is_table else "view"
+                problems.append(f"{name} is a {data_tables[name].lower()}, expected a {kind}")
+            elif is_table:
+                row = con.execute(f"select count(*) from {relation}").fetchone()
+                actual = int(row[0]) if row else -1
+                if actual != expected[name]:
+                    problems.append(f"{name} has {actual} rows, expected {expected[name]}")
+            else:
+                try:  # binds every name the view reads, runs nothing
+                    con.execute(f"select * from {relation} limit 0").fetchall()
+                except duckdb.Error as exc:
+                    problems.append(f"view {name} does not bind: {exc}".replace("\n", " "))
         if "meta.snapshot" in found:
             meta_rows = con.execute(
                 "select snapshot_id, row_counts, as_of, built_at, views from meta.snapshot"
