@@ -531,6 +531,37 @@ def test_entity_names_lists_every_name_once_with_its_strongest_kind(
     assert names[(TRUST_ABN, "SMITH FAMILY FOUNDATION FUND")]["name_kind"] == "dgr"
 
 
+def test_the_serving_snapshot_carries_every_comment_the_warehouse_has(
+    built: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """dbt's persist_docs documents the marts in the warehouse; an analyst sent to the
+    serving snapshot reads the same table, view and column comments there."""
+    from pipelines.settings import get_settings
+    from pipelines.warehouse.snapshot import open_snapshot, publish_snapshot
+    from tests.warehouse.test_snapshot import comments_of
+
+    warehouse, _ = built
+    settings = get_settings(data_dir=tmp_path / "data", progress=False)
+    con = duckdb.connect(str(warehouse))
+    try:
+        info = publish_snapshot(con, settings, as_of=D(2026, 11, 20))
+        published = {name.split(".", 1)[1] for name in [*info.tables, *info.views]}
+        documented = {
+            key: text
+            for key, text in comments_of(con).items()
+            if key[0] == "marts" and key[1] in published
+        }
+    finally:
+        con.close()
+    with open_snapshot(settings) as snap:
+        carried = {key: text for key, text in comments_of(snap).items() if key[0] == "marts"}
+
+    columns = [key for key in documented if key[2]]
+    assert len(columns) > 300 and len(documented) - len(columns) == len(published)
+    assert len(carried) == len(documented)
+    assert carried == documented
+
+
 def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
     warehouse, _ = built
     rows = query(
