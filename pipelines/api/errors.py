@@ -71,8 +71,10 @@ async def _verify_error(request: Request, exc: Exception) -> Response:
 
 
 async def _ledger_not_found(request: Request, exc: Exception) -> Response:
-    # another customer's ledger looks the same as one that does not exist
-    return error_response(404, f"no ledger {exc.args[0]!r}")
+    # another customer's ledger looks the same as one that does not exist; a ledger of the
+    # key's customer without the run asked for says so, and which runs it has
+    assert isinstance(exc, LedgerNotFound)
+    return error_response(404, exc.message)
 
 
 async def _invalid(request: Request, exc: Exception) -> Response:
