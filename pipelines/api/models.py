@@ -51,6 +51,12 @@ class Tile(Strict):
     rate_limited: RateLimited | None = Field(
         default=None, description="present when the plan's premium quota is used up (SPEC 2.2)"
     )
+    checked_live_at: str | None = Field(
+        default=None,
+        description="when the live check ran for this answer (UTC): present on a live tile of a"
+        " `cache=false` answer with the live checks on (SPEC 4.1)",
+        examples=["2026-11-22T03:15:00Z"],
+    )
 
 
 IDENTITY_FAILURES = (
