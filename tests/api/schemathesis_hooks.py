@@ -24,6 +24,4 @@ def spaced(abn: str) -> str:
 
 abn = st.one_of(abns, abns.map(spaced))
 schemathesis.openapi.format("abn", abn)
-schemathesis.openapi.format(
-    "abn-list", st.lists(abn, min_size=1, max_size=MAX_ABNS).map(",".join)
-)
+schemathesis.openapi.format("abn-list", st.lists(abn, min_size=1, max_size=MAX_ABNS).map(",".join))
