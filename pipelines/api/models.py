@@ -65,11 +65,24 @@ IDENTITY_FAILURES = (
 )
 
 
+class WarnCluster(Strict):
+    """Why WARN_CLUSTER fired when the live tiles were checked again (``cache=false``)."""
+
+    warn_count: int
+    no_domain: bool
+    no_web_presence: bool
+
+
 class Risk(Strict):
     score: float
     level: Literal["low", "medium", "high", "critical"]
     flags: list[str]
     identity_failures: list[str] = Field(description=IDENTITY_FAILURES)
+    warn_cluster: WarnCluster | None = Field(
+        default=None,
+        description="present on a `cache=false` answer with the live checks on when the"
+        " rechecked tiles make WARN_CLUSTER fire: its evidence",
+    )
 
 
 class Attacked(Strict):
