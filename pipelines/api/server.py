@@ -26,6 +26,7 @@ connection reset. docs/api.md ("Errors", "Limits") lists these answers.
 from __future__ import annotations
 
 import asyncio
+import re
 
 import httptools
 import orjson
@@ -39,6 +40,10 @@ MAX_HEAD_BYTES = 32 * 1024  # the request line and every header line, with their
 MAX_HEADERS = 100
 LINGER_SECONDS = 2.0
 LINGER_BYTES = 256 * 1024 * 1024
+
+# a request line's start: an HTTP token (RFC 9110 5.6.2) and a space, after any empty lines
+_METHOD = re.compile(rb"(?:\r?\n)*[!#$%&'*+.^_`|~0-9A-Za-z-]+ ")
+_START = 64  # bytes of a request head kept to tell an unknown method from bytes not HTTP
 
 HEAD_TOO_LARGE = (
     "request header fields too large: the request line and headers may take at most"
@@ -57,6 +62,7 @@ class ApiHttpProtocol(HttpToolsProtocol):
 
     # bytes of the current request head read so far; None while a body is read
     _head_bytes: int | None = 0
+    _head_start = b""  # its first bytes
     _headers = 0
     _draining = 0  # bytes drained after a refusal; -1: not refused
     # a refusal waiting for the answers to the requests before it on the connection
@@ -65,6 +71,7 @@ class ApiHttpProtocol(HttpToolsProtocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._head_bytes, self._headers, self._draining, self._pending = 0, 0, -1, None
+        self._head_start = b""
 
     def data_received(self, data: bytes) -> None:
         if self._draining >= 0:  # refused: what the client still sends is dropped
@@ -83,7 +90,10 @@ class ApiHttpProtocol(HttpToolsProtocol):
             else:
                 self._refuse(400, MALFORMED)
         except httptools.HttpParserInvalidMethodError:
-            self._refuse(405, METHOD_NOT_ALLOWED, [(b"allow", b"GET")])
+            if _METHOD.match(self._head_start):  # a method, one the parser does not know
+                self._refuse(405, METHOD_NOT_ALLOWED, [(b"allow", b"GET")])
+            else:  # not a request line at all
+                self._refuse(400, MALFORMED)
         except httptools.HttpParserError:
             self._refuse(400, MALFORMED)
         except httptools.HttpParserUpgrade:
@@ -104,6 +114,8 @@ class ApiHttpProtocol(HttpToolsProtocol):
                     raise HeadRefused(HEAD_TOO_LARGE)
             piece, data = data[:room], data[room:]
             if self._head_bytes is not None:
+                if self._head_bytes < _START:
+                    self._head_start += bytes(piece[: _START - self._head_bytes])
                 self._head_bytes += len(piece)
             self.parser.feed_data(piece)
 
@@ -122,7 +134,7 @@ class ApiHttpProtocol(HttpToolsProtocol):
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
-        self._head_bytes = 0
+        self._head_bytes, self._head_start = 0, b""
         super().on_message_complete()
 
     def send_400_response(self, msg: str) -> None:
@@ -136,13 +148,18 @@ class ApiHttpProtocol(HttpToolsProtocol):
     def _refuse(
         self, status: int, message: str, headers: list[tuple[bytes, bytes]] | None = None
     ) -> None:
-        """Answer after the answers to the requests before it (pipelined on the connection),
-        then stop reading requests."""
+        """Answer, then stop reading requests. A refused head waits for the answers to the
+        requests before it on the connection (pipelined); a request refused in its body
+        (its framing) is answered at once, and the app's answer to it is dropped."""
         self._draining = 0
-        if self.cycle is not None and not self.cycle.response_complete:
+        in_flight = self.cycle is not None and not self.cycle.response_complete
+        if in_flight and self._head_bytes is not None:
             self._pending = (status, message, headers)
-        else:
-            self._answer(status, message, headers)
+            return
+        if in_flight:
+            self.cycle.disconnected = True
+            self.cycle.message_event.set()
+        self._answer(status, message, headers)
 
     def _answer(self, status: int, message: str, headers: list[tuple[bytes, bytes]] | None) -> None:
         self._pending = None

@@ -110,3 +110,17 @@ def test_a_method_the_parser_knows_is_a_405_with_allow(server: Served, method: s
     answer = exchange(server.port, head(method=method, target="/api/robot/verify/53004085616"))
     assert_json_error(answer, 405, "method not allowed: the API is GET only")
     assert answer.headers["allow"] == "GET"
+
+
+def test_bytes_that_are_not_http_are_a_400_not_a_405(server: Served) -> None:
+    """The parser reports a TLS hello as a bad method; only a method token is a 405."""
+    answer = exchange(server.port, b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n")
+    assert_json_error(answer, 400, "malformed HTTP request")
+
+
+def test_a_request_whose_body_framing_is_broken_gets_the_400_alone(server: Served) -> None:
+    """The refused request itself is not answered by the app as well (its 200 or 503)."""
+    request = head("Transfer-Encoding: chunked") + b"zz\r\n"
+    answer = exchange(server.port, request)
+    assert_json_error(answer, 400, "malformed HTTP request")
+    assert answer.body.count(b"HTTP/1.1") == 0
