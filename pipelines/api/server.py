@@ -142,7 +142,11 @@ class ApiHttpProtocol(HttpToolsProtocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        if self._pending is not None and self.cycle.response_complete:
+        if self._pending is None or not self.cycle.response_complete:
+            return
+        if self.transport.is_closing():  # the client's last request asked to close
+            self._pending = None
+        else:
             self._answer(*self._pending)
 
     def _refuse(
