@@ -28,12 +28,13 @@ help: ## list the targets
 # the logs of the steps below; `bvs run` writes its own there too (bvs-run-<time>.log)
 LOGS := $(BVS_DATA_DIR)/logs
 # $(call logged,WHAT,LOG,COMMAND): one line on the screen ("WHAT (log: LOG)") and COMMAND's
-# output in LOG; if it fails, the log's last 40 lines and a non-zero exit. VERBOSE=1: the
+# output in LOG; if it fails, the log's last 40 lines and a non-zero exit. On a terminal a
+# `bvs` command still draws its progress line there (pipelines/progress.py). VERBOSE=1: the
 # output on the screen as well. WHAT may hold commas only through a variable.
 define logged
 mkdir -p $(LOGS); echo "$(1) (log: $(2))"; \
 if [ -n "$(VERBOSE)" ]; then { $(3); } 2>&1 | tee $(2); status=$${PIPESTATUS[0]}; \
-else { $(3); } > $(2) 2>&1; status=$$?; fi; \
+else if [ -t 2 ]; then export BVS_PROGRESS_FD=3; fi; { $(3); } 3>&2 > $(2) 2>&1; status=$$?; fi; \
 if [ $$status -ne 0 ]; then \
 	echo "FAILED ($$status): $(1); the last 40 lines of $(2):" >&2; tail -n 40 $(2) >&2; exit $$status; fi
 endef
