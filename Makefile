@@ -62,7 +62,7 @@ run: sample prepare ## sample data if needed, the whole pipeline, the serving sn
 	@if [ -n "$$(ls -A $(BVS_DATA_DIR)/landing/ledgers 2>/dev/null)" ]; then \
 		if [ -n "$(VERBOSE)" ]; then echo "re-verifying the supplier ledgers (bvs ledger run):"; $(BIN)/bvs ledger run --verbose; \
 		else echo "re-verifying the supplier ledgers (bvs ledger run; its JSON summaries: $(LOGS)/make-ledger-run.log):"; \
-			set -o pipefail; $(BIN)/bvs ledger run | tee $(LOGS)/make-ledger-run.log | $(BIN)/python -m pipelines.summary ledgers; fi; fi
+			set -o pipefail; $(BIN)/bvs ledger run | tee $(LOGS)/make-ledger-run.log | $(BIN)/python -m pipelines.status ledgers; fi; fi
 
 dev: prepare ## the Dagster UI on http://127.0.0.1:3000, its dbt commands in a warm dbt
 	@mkdir -p $(DAGSTER_HOME)

@@ -2,7 +2,7 @@
 log is; the output goes to the log; a failed step shows the log's tail and fails; VERBOSE=1
 shows everything. The whole `make run` takes minutes, so its pieces are held here: the
 Makefile's ``logged`` steps (through ``make sample``, the real target) and the short
-summaries (pipelines/summary.py)."""
+summaries (pipelines/status.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from pipelines.summary import ledger_lines, status_lines
+from pipelines.status import ledger_lines, short_status_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 SCREEN_LINES = 40  # the most `make run` may print
@@ -72,13 +72,13 @@ def _source(name: str, status: str = "loaded", stale: bool = False) -> dict[str,
 
 def test_the_run_summary_is_a_few_lines_and_names_the_sources_in_trouble() -> None:
     sources = [_source(f"s{i}") for i in range(25)]
-    lines = status_lines(_status(sources), published=True)
+    lines = short_status_lines(_status(sources), published=True)
     assert len(lines) <= 8
     assert "  sources: 25 of 25 loaded, extracts of 2026-11-27; 75 rows quarantined" in lines[1]
     assert "register matches: 200 rows" in "\n".join(lines)
     sources[3] = _source("gazette", "failed (previous data kept)")
     sources[4] = _source("abr", stale=True)
-    lines = status_lines(_status(sources), published=False)
+    lines = short_status_lines(_status(sources), published=False)
     assert "    gazette: failed (previous data kept)" in lines
     assert "    abr: loaded, STALE" in lines
     assert "23 of 25 loaded" not in lines[1] and "24 of 25 loaded" in lines[1]
