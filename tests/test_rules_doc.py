@@ -23,7 +23,7 @@ RULES = ROOT / "docs" / "rules.md"
 DECISIONS = ROOT / "docs" / "decisions"
 
 OUTCOMES = DBT / "models" / "intermediate" / "checks" / "int_check_outcomes.sql"
-LEDGER_RULES = DBT / "macros" / "verification" / "ledger_rules.sql"
+LEDGER_RULES = DBT / "macros" / "verification" / "abn_gst_address_rules.sql"
 CHECKS_MACRO = DBT / "macros" / "verification" / "checks.sql"
 TILES = ROOT / "pipelines" / "live" / "tiles.py"
 

@@ -180,7 +180,7 @@ outcomes as (
 
         -- ABN status ------------------------------------------------------------------
         -- Age is measured from the ABR status-from date, so a reinstated ABN restarts the
-        -- clock. The rule rows are macros/verification/ledger_rules.sql; the invoice-name
+        -- clock. The rule rows are macros/verification/abn_gst_address_rules.sql; the invoice-name
         -- rows apply only with an invoice name (docs/decisions/02-comparison-inputs.md: a supplier ledger row,
         -- models/ledgers/).
         {{ bvs.check_rule('abn_status', bvs.abn_status_rules('entities', as_of), detail=bvs.json_object([
@@ -192,7 +192,7 @@ outcomes as (
 
         -- GST registration ------------------------------------------------------------
         -- "Appears to bill above the GST threshold => FAIL" needs a supplier ledger row
-        -- (docs/decisions/02-comparison-inputs.md): ledger re-verification applies it (ledger_rules.sql).
+        -- (docs/decisions/02-comparison-inputs.md): ledger re-verification applies it (abn_gst_address_rules.sql).
         {{ bvs.check_rule('gst', bvs.gst_rules('entities', as_of), detail=bvs.json_object([
             ('gst_status', 'entities.gst_status'),
             ('status_from', 'entities.gst_status_from_date'),

@@ -1,6 +1,6 @@
 -- Every tile of every supplier of the run: the snapshot's tiles of its ABN, with the rows
 -- that need the ledger row applied on top (decisions 2 and 13-15 in docs/decisions/, rule rows in
--- macros/verification/ledger_rules.sql):
+-- macros/verification/abn_gst_address_rules.sql):
 --
 --   abn_status  the invoice name against the ABN's current names (int_ledger_invoice_names_compared)
 --   gst         "appears to bill above the GST threshold": gst_charged, or a spend of A$75,000 or more
