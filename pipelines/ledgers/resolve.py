@@ -1,12 +1,17 @@
-"""Finding a supplier's ABN by its name, through the search tiers (SPEC 4.4).
+"""Finding a supplier's ABN by its name, for a whole ledger at once (SPEC 4.4).
 
 A ledger row with no usable ABN is *resolved by name* when exactly one ABN has a name at
 least 0.9 similar to the row's supplier name (pg_trgm similarity after the project's
 normalisation, CONTRACT decision 8: "at least" is ``>=``, compared at 6 decimals as the SQL
-side does). Candidates come from the home-page search over the serving snapshot
-(``pipelines.serving.search``: exact, prefix, word and trigram tiers), so a name is found the
-way a user would find it. Two or more such ABNs: ambiguous, the row needs review and lists
-them. None: the row needs review and lists the closest names the search found.
+side does). Two or more such ABNs: ambiguous, the row needs review and lists them. None: the
+row needs review and lists the closest names, those at least 0.5 similar.
+
+Every distinct supplier name of a file is resolved in one pass over the serving snapshot's
+name index (``marts.search_names``: every name of every ABN, normalised): the supplier names
+are indexed for the trigram similarity join (``pipelines.matching.similarity``, the join
+register matching uses) and the snapshot's names stream past it once, so a file costs one
+read of the index however many names it has. Every ABN with a name at least 0.5 similar is
+considered, not the first page of a search.
 
 A row whose ABN column holds an ACN (a company's 9-digit number) is never verified by it:
 the ABN of a company is not derived from its ACN but looked up, the entity of the snapshot
@@ -15,23 +20,26 @@ whose ACN it is (:func:`resolve_acns`), and offered as a candidate for review.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
-from pipelines.matching import match_names, normalise_name
+from pipelines.matching import normalise_name
+from pipelines.matching.similarity import SimilarityIndex, similarity_join
 
 RESOLVE_THRESHOLD = 0.9  # "exactly one candidate at least 0.9 similar"
 SUGGESTION_THRESHOLD = 0.5  # closest names listed for review
-SEARCH_LIMIT = 20
 MAX_CANDIDATES = 5
+BATCH_ROWS = 131_072
 
 
 @dataclass(frozen=True)
 class NameResolution:
-    """What the search found for one supplier name."""
+    """What the snapshot's names say of one supplier name."""
 
     name: str
     abn: str | None  # the one ABN at least RESOLVE_THRESHOLD similar, else None
@@ -52,41 +60,98 @@ class NameResolution:
 
 def resolve_name(con: duckdb.DuckDBPyConnection, name: str) -> NameResolution:
     """Resolve one supplier name against the snapshot ``con`` is open on."""
-    from pipelines.serving.market import ServingError
-    from pipelines.serving.search import search
-
-    key = normalise_name(name)
-    if key is None:
-        return NameResolution(name, None, 0)
-    try:
-        found = search(con, name[:200], limit=SEARCH_LIMIT)["results"]
-    except ServingError:
-        return NameResolution(name, None, 0)
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
-    for result in found:  # in the search's order: the first row of a name is kept
-        rows.setdefault((result["abn"], result["matched_name"]), result)
-    ranked = [
-        {
-            "abn": m.key,
-            "name": m.name,
-            "legal_name": rows[(m.key, m.name)]["legal_name"],
-            "abn_status": rows[(m.key, m.name)]["abn_status"],
-            "state": rows[(m.key, m.name)]["state"],
-            "score": m.similarity,
-        }
-        for m in match_names(name, rows, SUGGESTION_THRESHOLD)
-    ]
-    matching = [c for c in ranked if c["score"] >= RESOLVE_THRESHOLD]
-    if len(matching) == 1:
-        return NameResolution(name, matching[0]["abn"], 1, matching)
-    return NameResolution(name, None, len(matching), (matching or ranked)[:MAX_CANDIDATES])
+    return resolve_names(con, [name])[name]
 
 
 def resolve_names(
     con: duckdb.DuckDBPyConnection, names: Iterable[str]
 ) -> dict[str, NameResolution]:
-    """Each distinct name once."""
-    return {name: resolve_name(con, name) for name in dict.fromkeys(names)}
+    """Each distinct name of ``names``, resolved against the snapshot ``con`` is open on,
+    all in one pass over its names."""
+    distinct = list(dict.fromkeys(names))
+    keys = {name: normalise_name(name) for name in distinct}
+    found = similar_names(con, sorted({key for key in keys.values() if key}))
+    resolutions = {}
+    for name in distinct:
+        ranked = found.get(keys[name] or "", [])
+        matching = [c for c in ranked if c["score"] >= RESOLVE_THRESHOLD]
+        if len(matching) == 1:
+            resolutions[name] = NameResolution(name, matching[0]["abn"], 1, matching)
+        else:
+            resolutions[name] = NameResolution(
+                name, None, len(matching), (matching or ranked)[:MAX_CANDIDATES]
+            )
+    return resolutions
+
+
+def similar_names(
+    con: duckdb.DuckDBPyConnection, keys: list[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """For each normalised name of ``keys``, the ABNs with a name at least
+    SUGGESTION_THRESHOLD similar: each ABN once, by its most similar name (then the first
+    by name), best first (then by ABN). Only the first MAX_CANDIDATES are kept, with
+    every ABN at least RESOLVE_THRESHOLD similar (``resolve_names`` counts those)."""
+    if not keys:
+        return {}
+    index = SimilarityIndex(keys, [SUGGESTION_THRESHOLD] * len(keys))
+    reader = con.sql(
+        "select name_id, search_key as name_normalised from marts.search_names"
+    ).to_arrow_reader(BATCH_ROWS)
+    batches = list(similarity_join(index, reader, threads=os.cpu_count()))
+    pairs = pa.Table.from_batches(
+        batches,
+        schema=pa.schema(
+            [("register_index", pa.int32()), ("name_id", reader.schema.field("name_id").type),
+             ("similarity", pa.float64())]
+        ),
+    )  # fmt: skip
+    suffix = f"{os.getpid()}_{id(pairs)}"
+    con.register(f"bvs_resolve_pairs_{suffix}", pairs)
+    try:
+        rows = con.execute(
+            f"""
+            with pairs as (
+                select register_index, name_id, round(similarity, 6) as score
+                from bvs_resolve_pairs_{suffix}
+                where round(similarity, 6) >= ?
+            ),
+            named as (
+                select pairs.register_index, pairs.score, names.abn_id, names.name,
+                    names.legal_name, names.abn_status, names.state
+                from pairs
+                inner join marts.search_names as names on pairs.name_id = names.name_id
+            ),
+            per_abn as (
+                select register_index, abn_id, max(score) as score,
+                    first(name order by score desc, name) as name,
+                    any_value(legal_name) as legal_name,
+                    any_value(abn_status) as abn_status,
+                    any_value(state) as state
+                from named
+                group by register_index, abn_id
+            ),
+            ranked as (
+                select *, row_number() over (
+                    partition by register_index order by score desc, abn_id
+                ) as rank
+                from per_abn
+            )
+            select register_index, abn_id, name, legal_name, abn_status, state, score
+            from ranked
+            where rank <= ? or score >= ?
+            order by register_index, rank
+            """,
+            [SUGGESTION_THRESHOLD, MAX_CANDIDATES, RESOLVE_THRESHOLD],
+        ).fetchall()
+    finally:
+        con.unregister(f"bvs_resolve_pairs_{suffix}")
+    found: dict[str, list[dict[str, Any]]] = {}
+    for register_index, abn_id, name, legal_name, abn_status, state, score in rows:
+        found.setdefault(keys[register_index], []).append({
+            "abn": f"{abn_id:011d}", "name": name, "legal_name": legal_name,
+            "abn_status": abn_status, "state": state, "score": score,
+        })  # fmt: skip
+    return found
 
 
 def resolve_acns(
