@@ -6,12 +6,13 @@ normalisation, CONTRACT decision 8: "at least" is ``>=``, compared at 6 decimals
 side does). Two or more such ABNs: ambiguous, the row needs review and lists them. None: the
 row needs review and lists the closest names, those at least 0.5 similar.
 
-Every distinct supplier name of a file is resolved in one pass over the serving snapshot's
+Every distinct supplier name of a file is resolved at once against the serving snapshot's
 name index (``marts.search_names``: every name of every ABN, normalised): the supplier names
 are indexed for the trigram similarity join (``pipelines.matching.similarity``, the join
-register matching uses) and the snapshot's names stream past it once, so a file costs one
-read of the index however many names it has. Every ABN with a name at least 0.5 similar is
-considered, not the first page of a search.
+register matching uses) and the snapshot's names stream past it, once at 0.9 for every name
+and once at 0.5 for the names nothing reached, so a file costs two reads of the index
+however many names it has. Every ABN with a similar name is considered, not the first page
+of a search.
 
 A row whose ABN column holds an ACN (a company's 9-digit number) is never verified by it:
 the ABN of a company is not derived from its ACN but looked up, the entity of the snapshot
@@ -66,34 +67,39 @@ def resolve_name(con: duckdb.DuckDBPyConnection, name: str) -> NameResolution:
 def resolve_names(
     con: duckdb.DuckDBPyConnection, names: Iterable[str]
 ) -> dict[str, NameResolution]:
-    """Each distinct name of ``names``, resolved against the snapshot ``con`` is open on,
-    all in one pass over its names."""
+    """Each distinct name of ``names``, resolved against the snapshot ``con`` is open on.
+
+    Two passes over the snapshot's names: every name at RESOLVE_THRESHOLD (a high threshold
+    makes the join cheap), then, for the names no ABN reached, the closest names at
+    SUGGESTION_THRESHOLD."""
     distinct = list(dict.fromkeys(names))
     keys = {name: normalise_name(name) for name in distinct}
-    found = similar_names(con, sorted({key for key in keys.values() if key}))
+    wanted = sorted({key for key in keys.values() if key})
+    close = similar_names(con, wanted, RESOLVE_THRESHOLD)
+    suggested = similar_names(
+        con, [key for key in wanted if key not in close], SUGGESTION_THRESHOLD
+    )
     resolutions = {}
     for name in distinct:
-        ranked = found.get(keys[name] or "", [])
-        matching = [c for c in ranked if c["score"] >= RESOLVE_THRESHOLD]
-        if len(matching) == 1:
-            resolutions[name] = NameResolution(name, matching[0]["abn"], 1, matching)
+        key = keys[name] or ""
+        if key in close:
+            matches, candidates = close[key]
+            abn = candidates[0]["abn"] if matches == 1 else None
+            resolutions[name] = NameResolution(name, abn, matches, candidates)
         else:
-            resolutions[name] = NameResolution(
-                name, None, len(matching), (matching or ranked)[:MAX_CANDIDATES]
-            )
+            resolutions[name] = NameResolution(name, None, 0, suggested.get(key, (0, []))[1])
     return resolutions
 
 
 def similar_names(
-    con: duckdb.DuckDBPyConnection, keys: list[str]
-) -> dict[str, list[dict[str, Any]]]:
-    """For each normalised name of ``keys``, the ABNs with a name at least
-    SUGGESTION_THRESHOLD similar: each ABN once, by its most similar name (then the first
-    by name), best first (then by ABN). Only the first MAX_CANDIDATES are kept, with
-    every ABN at least RESOLVE_THRESHOLD similar (``resolve_names`` counts those)."""
+    con: duckdb.DuckDBPyConnection, keys: list[str], threshold: float
+) -> dict[str, tuple[int, list[dict[str, Any]]]]:
+    """For each normalised name of ``keys`` that any ABN has a name at least ``threshold``
+    similar to: how many ABNs do, and the first MAX_CANDIDATES of them, best first (then by
+    ABN), each by its most similar name (then the first by name)."""
     if not keys:
         return {}
-    index = SimilarityIndex(keys, [SUGGESTION_THRESHOLD] * len(keys))
+    index = SimilarityIndex(keys, [threshold] * len(keys))
     reader = con.sql(
         "select name_id, search_key as name_normalised from marts.search_names"
     ).to_arrow_reader(BATCH_ROWS)
@@ -105,49 +111,47 @@ def similar_names(
              ("similarity", pa.float64())]
         ),
     )  # fmt: skip
-    suffix = f"{os.getpid()}_{id(pairs)}"
-    con.register(f"bvs_resolve_pairs_{suffix}", pairs)
+    view = f"bvs_resolve_pairs_{os.getpid()}_{id(pairs)}"
+    con.register(view, pairs)
     try:
         rows = con.execute(
             f"""
             with pairs as (
                 select register_index, name_id, round(similarity, 6) as score
-                from bvs_resolve_pairs_{suffix}
+                from {view}
                 where round(similarity, 6) >= ?
             ),
-            named as (
-                select pairs.register_index, pairs.score, names.abn_id, names.name,
-                    names.legal_name, names.abn_status, names.state
+            per_abn as (
+                select pairs.register_index, names.abn_id, max(pairs.score) as score,
+                    first(names.name order by pairs.score desc, names.name) as name,
+                    any_value(names.legal_name) as legal_name,
+                    any_value(names.abn_status) as abn_status,
+                    any_value(names.state) as state
                 from pairs
                 inner join marts.search_names as names on pairs.name_id = names.name_id
-            ),
-            per_abn as (
-                select register_index, abn_id, max(score) as score,
-                    first(name order by score desc, name) as name,
-                    any_value(legal_name) as legal_name,
-                    any_value(abn_status) as abn_status,
-                    any_value(state) as state
-                from named
-                group by register_index, abn_id
+                group by pairs.register_index, names.abn_id
             ),
             ranked as (
-                select *, row_number() over (
-                    partition by register_index order by score desc, abn_id
-                ) as rank
+                select *,
+                    row_number() over (
+                        partition by register_index order by score desc, abn_id
+                    ) as rank,
+                    count(*) over (partition by register_index) as abns
                 from per_abn
             )
-            select register_index, abn_id, name, legal_name, abn_status, state, score
+            select register_index, abns, abn_id, name, legal_name, abn_status, state, score
             from ranked
-            where rank <= ? or score >= ?
+            where rank <= ?
             order by register_index, rank
             """,
-            [SUGGESTION_THRESHOLD, MAX_CANDIDATES, RESOLVE_THRESHOLD],
+            [threshold, MAX_CANDIDATES],
         ).fetchall()
     finally:
-        con.unregister(f"bvs_resolve_pairs_{suffix}")
-    found: dict[str, list[dict[str, Any]]] = {}
-    for register_index, abn_id, name, legal_name, abn_status, state, score in rows:
-        found.setdefault(keys[register_index], []).append({
+        con.unregister(view)
+    found: dict[str, tuple[int, list[dict[str, Any]]]] = {}
+    for register_index, abns, abn_id, name, legal_name, abn_status, state, score in rows:
+        _, candidates = found.setdefault(keys[register_index], (abns, []))
+        candidates.append({
             "abn": f"{abn_id:011d}", "name": name, "legal_name": legal_name,
             "abn_status": abn_status, "state": state, "score": score,
         })  # fmt: skip
