@@ -17,8 +17,6 @@ export BVS_DATA_DIR ?= $(abspath data)
 export BVS_WAREHOUSE ?= $(BVS_DATA_DIR)/warehouse.duckdb
 
 SCALE ?= 20000
-# the warm dbt's socket under `make dev` (pipelines/dbt_server.py): one per checkout
-DBT_SOCKET ?= /tmp/bvs-dbt-$(shell printf '%s' '$(CURDIR)' | cksum | cut -d' ' -f1).sock
 
 .PHONY: help install prepare sample run dev docs serve test bench bench-full lint clean
 
@@ -64,11 +62,9 @@ run: sample prepare ## sample data if needed, the whole pipeline, the serving sn
 		else echo "re-verifying the supplier ledgers (bvs ledger run; its JSON summaries: $(LOGS)/make-ledger-run.log):"; \
 			set -o pipefail; $(BIN)/bvs ledger run | tee $(LOGS)/make-ledger-run.log | $(BIN)/python -m pipelines.status ledgers; fi; fi
 
-dev: prepare ## the Dagster UI on http://127.0.0.1:3000, its dbt commands in a warm dbt
+dev: prepare ## the Dagster UI on http://127.0.0.1:3000
 	@mkdir -p $(DAGSTER_HOME)
 	@test -f $(DAGSTER_HOME)/dagster.yaml || printf 'telemetry:\n  enabled: false\nconcurrency:\n  pools:\n    default_limit: 1\n' > $(DAGSTER_HOME)/dagster.yaml
-	export BVS_DBT_SERVER=$(DBT_SOCKET); \
-	$(BIN)/bvs dbt-server & server=$$!; trap 'kill $$server' EXIT; \
 	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
 
 docs: prepare ## dbt's docs site on http://127.0.0.1:8080: models, columns, lineage, tests, the API endpoints and ledger reports (exposures); needs a built warehouse (make run)

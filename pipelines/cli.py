@@ -749,23 +749,6 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_dbt_server(args: argparse.Namespace, settings: Settings) -> int:
-    """A warm dbt for this machine's dbt commands (pipelines/dbt_server.py)."""
-    from pipelines.dbt import dbt_env
-    from pipelines.dbt_server import SERVER_ENV, serve
-
-    path = args.socket or settings.dbt_server
-    if path is None:
-        print(f"bvs dbt-server: give --socket or set {SERVER_ENV}", file=sys.stderr)
-        return 2
-    return serve(
-        Path(path).expanduser().resolve(),
-        project_dir=settings.dbt_project_dir,
-        env=dbt_env(settings),
-        warm_bvs=not args.dbt_only,
-    )
-
-
 def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
     """Create, list and revoke API keys (only a hash of each secret is stored)."""
     import datetime as _dt
@@ -948,19 +931,6 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     serve.add_argument("--access-log", action="store_true", help="log every request")
     serve.set_defaults(func=cmd_serve)
-
-    dbt_server = sub.add_parser(
-        "dbt-server",
-        help="keep dbt and Dagster loaded; bvs-dbt's dbt commands and `bvs ledger run` start"
-        " in it (faster start)",
-    )
-    dbt_server.add_argument("--socket", type=Path, help="its Unix socket (default BVS_DBT_SERVER)")
-    dbt_server.add_argument(
-        "--dbt-only",
-        action="store_true",
-        help="warm dbt alone, not `bvs ledger run` too (starts about 5 s sooner)",
-    )
-    dbt_server.set_defaults(func=cmd_dbt_server)
 
     ledger = sub.add_parser(
         "ledger", help="supplier ledgers: import, re-verify, show, changes, overrides, reports"

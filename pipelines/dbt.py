@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from pipelines.dbt_server import dbt_executable
+from pipelines.dbt_command import dbt_executable
 from pipelines.settings import Settings
 
 LEDGER_RUN_DIR_ENV = "BVS_LEDGER_RUN_DIR"  # macros/materializations/run_parquet.sql

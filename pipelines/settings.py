@@ -77,9 +77,6 @@ class Settings(BaseSettings):
     # (code, sources' loads, the as-of date where read) are those they were last built from
     # (pipelines/dbt_versions.py). false: every build rebuilds everything.
     dbt_skip_unchanged: bool = Field(default=True)
-    # The Unix socket of a warm dbt (`bvs dbt-server`, pipelines/dbt_server.py). Set, the
-    # pipeline's dbt commands run in it; unset or not running, each starts dbt itself.
-    dbt_server: Path | None = Field(default=None)
     # Supplier ledgers' run history (pipelines/ledgers/store.py): every nightly run's results,
     # changes and the ledger file it read. Not rebuildable from landing files, so it lives
     # outside the warehouse and the serving snapshots. Default <data_dir>/ledgers.

@@ -11,19 +11,15 @@ import pytest
 from pipelines.identifiers import abn_from_acn, abn_with_check_digits, acn_check_digit
 from pipelines.settings import Settings, get_settings
 
-WARM_DBT_TESTS = "tests/dbt/test_dbt_server.py"
-
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
     """`make test` runs two xdist workers with `--dist loadscope`; this scheduler keeps
     every end-to-end test (tests/e2e: one pipeline world per session, built by the worker
     that runs them) in one unit, and every other module in a unit of its own, so module
-    fixtures (a dbt build, a world copy) are set up once. The warm dbt's own tests join the
-    end-to-end unit: one of them touches the installed dbt's metadata to see a warm dbt stop,
-    which would stop the end-to-end tests' warm dbt were they running beside it. (`--dist
-    loadgroup` would group by marks, but marks no group under pytest 9: it edits a node id
-    attribute pytest 9 no longer reads.)"""
+    fixtures (a dbt build, a world copy) are set up once. (`--dist loadgroup` would group by
+    marks, but marks no group under pytest 9: it edits a node id attribute pytest 9 no longer
+    reads.)"""
     if config.getvalue("dist") != "loadscope":
         return None
     from xdist.scheduler import LoadScopeScheduling
@@ -31,7 +27,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
     class EndToEndTogether(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
-            if module.startswith("tests/e2e/") or module == WARM_DBT_TESTS:
+            if module.startswith("tests/e2e/"):
                 return "tests/e2e"
             return module
 

@@ -16,10 +16,10 @@
    ABN and a name of the name index instead (5 % of them with a word added): import and the
    first run resolve those by name.
 4. ``bvs ledger import`` of the first customer's ledger, timed as a whole process.
-5. A warm dbt (``bvs dbt-server``, as ``make dev`` starts), then for each customer a first
-   ``bvs ledger run`` and ``--repeat`` nightly re-runs on the following days (each compared
-   with the night before). For each run: wall time, CPU seconds of every process involved
-   (this command and the dbt the warm server forked), and the peak memory of them all.
+5. For each customer a first ``bvs ledger run`` and ``--repeat`` nightly re-runs on the
+   following days (each compared with the night before). For each run: wall time, CPU
+   seconds of every process involved (the command and its dbt), and the peak memory of
+   them all.
 
     python tests/benchmarks/bench_ledgers.py --abns 20000000 --suppliers 100000 --ledgers 10 \
         --without-abn 0.2
@@ -63,7 +63,6 @@ REPLICATED = (
     "match_insolvency",
 )
 AS_IS = ("checks", "flags")
-TICK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -223,18 +222,11 @@ def write_ledgers(
 
 
 class TreeSampler:
-    """Peak total RSS of this process's descendants and of the dbt server's tree, and the CPU
-    of the server's descendants (the dbt commands it forks).
+    """Peak total RSS of this process's descendants (the command and its dbt)."""
 
-    The server ignores SIGCHLD, so the kernel reaps its children and their CPU never reaches
-    its own ``cutime``: it is read from each descendant's /proc/<pid>/stat while it runs
-    (the last sample of each, at most 0.1 s before it ends)."""
-
-    def __init__(self, roots: list[int], server: int) -> None:
+    def __init__(self, roots: list[int]) -> None:
         self.roots = roots
-        self.server = server
         self.peak = 0
-        self.server_children_cpu: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -251,17 +243,8 @@ class TreeSampler:
                 tree.setdefault(ppid, []).append(int(entry))
         return tree
 
-    def _server_children(self, tree: dict[int, list[int]]) -> None:
-        stack = list(tree.get(self.server, []))
-        while stack:
-            pid = stack.pop()
-            stack.extend(tree.get(pid, []))
-            with contextlib.suppress(OSError):
-                self.server_children_cpu[pid] = _cpu_of(pid, own=True)
-
     def _rss(self) -> int:
         tree = self._children()
-        self._server_children(tree)
         seen, stack, total = set(), list(self.roots), 0
         while stack:
             pid = stack.pop()
@@ -289,18 +272,10 @@ class TreeSampler:
         self._thread.join()
 
 
-def _cpu_of(pid: int, *, own: bool = False) -> float:
-    """User + system seconds of a process and its waited-for children (``own``: of the
-    process alone)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return sum(int(f) for f in fields[11 : 13 if own else 15]) / TICK
-
-
-def timed_run(env: dict[str, str], server: int, customer: str, day: str) -> dict[str, float]:
-    cpu_before = _cpu_of(server)
+def timed_run(env: dict[str, str], customer: str, day: str) -> dict[str, float]:
     children_before = os.times()
     started = time.perf_counter()
-    with TreeSampler([os.getpid(), server], server) as sampler:
+    with TreeSampler([os.getpid()]) as sampler:
         result = subprocess.run(
             [BVS, "ledger", "run", "--customer", customer, "--as-of", day],
             env=env, capture_output=True, text=True, check=False,
@@ -311,11 +286,8 @@ def timed_run(env: dict[str, str], server: int, customer: str, day: str) -> dict
         raise SystemExit(f"bvs ledger run failed:\n{result.stdout}\n{result.stderr[-5000:]}")
     summaries = [json.loads(line) for line in result.stdout.splitlines()]
     assert all(s["recorded"] for s in summaries), summaries
-    cpu = (
-        (children_after.children_user - children_before.children_user)
-        + (children_after.children_system - children_before.children_system)
-        + (_cpu_of(server) - cpu_before)
-        + sum(sampler.server_children_cpu.values())
+    cpu = (children_after.children_user - children_before.children_user) + (
+        children_after.children_system - children_before.children_system
     )
     return {
         "wall": wall,
@@ -330,7 +302,7 @@ def timed_import(env: dict[str, str], file: Path, customer: str) -> dict[str, fl
     """``bvs ledger import`` of ``file`` as a whole process: wall, CPU, peak memory."""
     children_before = os.times()
     started = time.perf_counter()
-    with TreeSampler([os.getpid()], os.getpid()) as sampler:
+    with TreeSampler([os.getpid()]) as sampler:
         result = subprocess.run(
             [BVS, "ledger", "import", str(file), "--customer", customer, "--name", file.stem],
             env=env, capture_output=True, text=True, check=False,
@@ -397,13 +369,6 @@ def main() -> None:
         "DAGSTER_HOME": str(work / "dagster_home"),
         "CI": "true",
     }
-    socket = work / "dbt.sock"
-    server = subprocess.Popen(
-        [BVS, "dbt-server", "--socket", str(socket)], env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    assert server.stdout is not None and server.stdout.readline().startswith("dbt server")
-    env["BVS_DBT_SERVER"] = str(socket)
     log = BENCH / "bench_ledgers.log"
     lines = []
     try:
@@ -421,7 +386,7 @@ def main() -> None:
             results = []
             for n in range(args.repeat + 1):
                 day = (first + dt.timedelta(days=n)).isoformat()
-                r = timed_run(env, server.pid, customer, day)
+                r = timed_run(env, customer, day)
                 kind = "first run" if n == 0 else "nightly re-run"
                 line = (
                     f"{customer:<10} {count:>2} ledger(s) {r['suppliers']:>9,} suppliers {day} {kind:<14}"
@@ -442,8 +407,6 @@ def main() -> None:
             print(summary, flush=True)
             lines.append(summary)
     finally:
-        server.terminate()
-        server.communicate(timeout=60)
         log.write_text("\n".join(lines) + "\n")
 
 

@@ -28,14 +28,12 @@ state is kept and restored before each run. Each run, in a process of its own:
   ingest and dbt seconds are reported apart; the same day is then recomputed whole
   (`--full-refresh`) and its scores must equal the incremental ones.
 
-Each run is made three ways (``--repeat`` times each, the order interleaved):
+Each run is made two ways (``--repeat`` times each, the order interleaved), every command
+starting this environment's ``dbt`` (about 2 s of imports, then the partial parse):
 
-* ``dbt``        - every command starts the real ``dbt`` (about 2 s of imports, then the
-  partial parse) and the new day is `dbt run`;
-* ``warm``       - every command goes through ``bvs-dbt`` to a warm dbt (``bvs dbt-server``,
-  started once for the bench), as Dagster runs it with BVS_DBT_SERVER set;
-* ``warm-build`` - the same, with the new day as `dbt build` (its tests too), which is what
-  the daily job runs.
+* ``dbt``       - the new day is `dbt run`;
+* ``dbt-build`` - the new day is `dbt build` (its tests too), which is what the daily job
+  runs.
 
 Prints every run, the medians per way, dbt's seconds per model (slowest first), row counts
 and the peak RSS of the dbt processes.
@@ -238,8 +236,7 @@ def _elapsed(work: Path) -> float:
 
 MODES = {  # name: (the executable, the new day's dbt command)
     "dbt": ("dbt", "run"),
-    "warm": ("bvs-dbt", "run"),
-    "warm-build": ("bvs-dbt", "build"),
+    "dbt-build": ("dbt", "build"),
 }
 
 
@@ -323,32 +320,20 @@ def main() -> int:
     work, backup = folder / "run", folder / "run-prepared"
     prepare(base, work, backup)
 
-    socket = CACHE / "dbt.sock"
-    server = subprocess.Popen(
-        [str(Path(sys.executable).with_name("bvs")), "dbt-server", "--socket", str(socket)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )  # fmt: skip
-    try:
-        assert server.stdout is not None
-        print(server.stdout.readline().strip(), flush=True)
-        runs: dict[str, list[dict]] = {mode: [] for mode in MODES}
-        for i in range(args.repeat):
-            for mode in MODES:
-                restore(base, work, backup)
-                out = subprocess.run(
-                    [sys.executable, __file__, "--one", str(work), str(later),
-                     json.dumps(new_files), mode],
-                    check=False, capture_output=True, text=True,
-                    env={**os.environ, "BVS_DBT_SERVER": str(socket)},
-                )  # fmt: skip
-                if out.returncode != 0:
-                    raise SystemExit(f"run {i + 1} ({mode}) failed:\n{out.stdout}{out.stderr}")
-                run = json.loads(out.stdout.strip().splitlines()[-1])
-                runs[mode].append(run)
-                print(f"run {i + 1} ({mode}): {json.dumps(run)}", flush=True)
-    finally:
-        server.terminate()
-        server.wait()
+    runs: dict[str, list[dict]] = {mode: [] for mode in MODES}
+    for i in range(args.repeat):
+        for mode in MODES:
+            restore(base, work, backup)
+            out = subprocess.run(
+                [sys.executable, __file__, "--one", str(work), str(later),
+                 json.dumps(new_files), mode],
+                check=False, capture_output=True, text=True,
+            )  # fmt: skip
+            if out.returncode != 0:
+                raise SystemExit(f"run {i + 1} ({mode}) failed:\n{out.stdout}{out.stderr}")
+            run = json.loads(out.stdout.strip().splitlines()[-1])
+            runs[mode].append(run)
+            print(f"run {i + 1} ({mode}): {json.dumps(run)}", flush=True)
     shutil.rmtree(backup, ignore_errors=True)
 
     def median(mode: str, key: str) -> float:

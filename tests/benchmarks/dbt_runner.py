@@ -18,7 +18,7 @@ def run_dbt(warehouse: Path, work: Path, *args: str, as_of: str = AS_OF, dbt: st
     """Run `dbt <args>` against `warehouse` (output under `work`) as of `as_of` (BVS_AS_OF, as
     the pipeline passes it: a new date keeps dbt's partial parse); the wall seconds.
 
-    ``dbt="bvs-dbt"``: through the warm dbt named by BVS_DBT_SERVER, as Dagster runs it."""
+    ``dbt="bvs-dbt"``: the command Dagster runs (``pipelines/dbt_command.py``)."""
     env = os.environ | {
         "BVS_WAREHOUSE": str(warehouse),
         "BVS_AS_OF": as_of,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -94,29 +93,9 @@ def pipeline_world(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -
     }
     shutil.copytree(sample_dir, data / "landing")
     bvs = str(Path(sys.executable).with_name("bvs"))
-    # the run's dbt commands go through a warm dbt (pipelines/dbt_server.py), as under
-    # `make dev`: every test of the world checks what it built (dbt alone: no ledger run here)
-    socket = root / "dbt.sock"
-    server = subprocess.Popen(
-        [bvs, "dbt-server", "--socket", str(socket), "--dbt-only"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    first = subprocess.run(
+        [bvs, "run", "--as-of", AS_OF], env=env, capture_output=True, text=True, timeout=900
     )
-    try:
-        assert server.stdout is not None and server.stdout.readline().startswith("dbt server")
-        first = subprocess.run(
-            [bvs, "run", "--as-of", AS_OF],
-            env={**env, "BVS_DBT_SERVER": str(socket)},
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-    finally:
-        server.terminate()
-        _, served = server.communicate(timeout=60)
     assert first.returncode == 0, first.stdout + first.stderr
-    # dbt's global flags (--no-write-json) come before the command
-    assert any(re.match(r"dbt( --\S+)* build ", line) for line in served.splitlines()), served
     planted = json.loads((data / "landing" / "_sample" / "planted.json").read_text())
     return {"data": data, "env": env, "first": first, "planted": planted}

@@ -1,5 +1,5 @@
-"""Shared by the ledger end-to-end tests: a private copy of the pipeline world with a warm
-dbt, and the `bvs ledger` commands run as a user runs them."""
+"""Shared by the ledger end-to-end tests: a private copy of the pipeline world, and the `bvs
+ledger` commands run as a user runs them."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,25 +27,6 @@ def copy_world(world: dict, root: Path) -> dict[str, Any]:
         "CI": "true",
     }
     return {"root": root, "data": data, "env": env, "planted": world["planted"]}
-
-
-@contextmanager
-def warm_dbt(root: Path, env: dict[str, str]) -> Iterator[dict[str, str]]:
-    """A `bvs dbt-server` for the block; yields the environment that uses it."""
-    socket = root / "dbt.sock"
-    server = subprocess.Popen(
-        [BVS, "dbt-server", "--socket", str(socket)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None and server.stdout.readline().startswith("dbt server")
-        yield {**env, "BVS_DBT_SERVER": str(socket)}
-    finally:
-        server.terminate()
-        server.communicate(timeout=60)
 
 
 def bvs(

@@ -28,7 +28,7 @@ from pipelines.ledgers import store
 from pipelines.settings import get_settings
 from pipelines.warehouse.snapshot import current_snapshot, publish_snapshot
 from tests.e2e.conftest import AS_OF
-from tests.e2e.ledger_helpers import BVS, changes, copy_world, ledger_run, show, warm_dbt
+from tests.e2e.ledger_helpers import BVS, changes, copy_world, ledger_run, show
 
 pytestmark = pytest.mark.slow
 
@@ -85,27 +85,26 @@ def publish(world: dict[str, Any], bad: set[str]) -> str:
 def history(pipeline_world: dict, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     world = copy_world(pipeline_world, tmp_path_factory.mktemp("ledger-history"))
     world["pristine"] = pipeline_world["data"]
-    with warm_dbt(world["root"], world["env"]) as env:
-        world["env"] = env
-        world["runs"] = {day(0): ledger_run(env, day(0), "--customer", CUSTOMER)}
-        shown = show(env, CUSTOMER)
-        calm = [
-            s for s in shown["suppliers"]
-            if s["resolution"] == "verified" and s["risk"]["level"] == "low"
-            and not s["risk"]["flags"] and s["checks"]["conduct"]["status"] == "PASS"
-        ]  # fmt: skip
-        world["x"], world["y"] = calm[0], calm[1]
-        world["originals"] = {
-            s["abn"]: (s["checks"]["conduct"]["status"], s["checks"]["conduct"]["reason"])
-            for s in (world["x"], world["y"])
-        }
-        world["first_snapshot"] = current_snapshot(_settings(world))
-        x = world["x"]["abn"]
-        # three nights: bad, recovered, bad again
-        for n, bad in ((1, {x}), (2, set()), (3, {x})):
-            publish(world, bad)
-            world["runs"][day(n)] = ledger_run(env, day(n), "--customer", CUSTOMER)
-        yield world
+    env = world["env"]
+    world["runs"] = {day(0): ledger_run(env, day(0), "--customer", CUSTOMER)}
+    shown = show(env, CUSTOMER)
+    calm = [
+        s for s in shown["suppliers"]
+        if s["resolution"] == "verified" and s["risk"]["level"] == "low"
+        and not s["risk"]["flags"] and s["checks"]["conduct"]["status"] == "PASS"
+    ]  # fmt: skip
+    world["x"], world["y"] = calm[0], calm[1]
+    world["originals"] = {
+        s["abn"]: (s["checks"]["conduct"]["status"], s["checks"]["conduct"]["reason"])
+        for s in (world["x"], world["y"])
+    }
+    world["first_snapshot"] = current_snapshot(_settings(world))
+    x = world["x"]["abn"]
+    # three nights: bad, recovered, bad again
+    for n, bad in ((1, {x}), (2, set()), (3, {x})):
+        publish(world, bad)
+        world["runs"][day(n)] = ledger_run(env, day(n), "--customer", CUSTOMER)
+    yield world
 
 
 def _alerts(world: dict[str, Any], supplier_key: str) -> list[dict[str, Any]]:

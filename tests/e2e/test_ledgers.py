@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import AS_OF, planted
-from tests.e2e.ledger_helpers import bvs, changes, copy_world, ledger_run, show, warm_dbt
+from tests.e2e.ledger_helpers import bvs, changes, copy_world, ledger_run, show
 
 pytestmark = pytest.mark.slow
 
@@ -29,14 +29,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def ledgers(pipeline_world: dict, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The two sample ledgers run once as of the sample's as-of date."""
     world = copy_world(pipeline_world, tmp_path_factory.mktemp("ledgers"))
-    with warm_dbt(world["root"], world["env"]) as env:
-        world["env"] = env
-        world["first"] = ledger_run(env, AS_OF)
-        world["shown"] = {
-            (f["customer"], f["ledger"]): show(env, f["customer"])
-            for f in world["planted"]["ledgers"]["files"]
-        }
-        yield world
+    env = world["env"]
+    world["first"] = ledger_run(env, AS_OF)
+    world["shown"] = {
+        (f["customer"], f["ledger"]): show(env, f["customer"])
+        for f in world["planted"]["ledgers"]["files"]
+    }
+    yield world
 
 
 def _supplier(ledgers: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from dagster_shared.record import replace
 from packaging import version
 
 from pipelines.dbt import prepare_manifest
-from pipelines.dbt_server import dbt_executable
+from pipelines.dbt_command import dbt_executable
 from pipelines.settings import DBT_PROJECT_DIR, get_settings
 
 
@@ -122,7 +122,7 @@ class BvsDbtCliResource(DbtCliResource):
     the profile and opens an adapter, about 2.5 s per step, only so that an asset may ask
     for its columns' metadata or row counts afterwards (`fetch_column_metadata`,
     `fetch_row_counts`). No asset of this project asks, and the dbt command itself runs in
-    its own process (or the warm dbt) either way; a nightly ledger run is one such step.
+    its own process either way; a nightly ledger run is one such step.
     """
 
     def _initialize_dbt_core_adapter(self, args: Sequence[str]) -> Any:
@@ -130,15 +130,15 @@ class BvsDbtCliResource(DbtCliResource):
 
     @cached_property
     def _cli_version(self) -> version.Version:
-        """The dbt that runs is this environment's (``bvs-dbt``: the warm dbt or ``dbt``
-        itself), so its version is the installed dbt-core's: dagster-dbt would otherwise
+        """The dbt that runs is this environment's (``bvs-dbt``, which becomes its
+        ``dbt``), so its version is the installed dbt-core's: dagster-dbt would otherwise
         start ``dbt --version`` before a run's first dbt command (0.3 s a night)."""
         return version.parse(metadata.version("dbt-core"))
 
 
 def dbt_resource() -> DbtCliResource:
-    # this environment's bvs-dbt: dbt itself, or the warm dbt when BVS_DBT_SERVER names a
-    # running one (pipelines/dbt_server.py)
+    # this environment's bvs-dbt: its dbt, dying with the run that started it
+    # (pipelines/dbt_command.py)
     return BvsDbtCliResource(
         # DbtCliResource's own __init__ takes a DbtProject; mypy sees the subclass's fields
         project_dir=dbt_project,  # type: ignore[arg-type]
