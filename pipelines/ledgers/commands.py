@@ -1,7 +1,8 @@
-"""What ``bvs ledger import | show | changes`` do (CONTRACT.md, Ledgers), as plain functions.
+"""What ``bvs ledger import | run | show | changes`` do (CONTRACT.md, Ledgers), as functions.
 
-``bvs ledger run`` materialises the Dagster ledger job (``pipelines.cli``), so a run from the
-command line and one from the schedule are the same run.
+``bvs ledger run`` (:func:`run`) decides which customers need a run and materialises the
+Dagster ledger job's partition of each (``pipelines.materialize``), so a run from the command
+line and one from the schedule are the same run.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 import os
 import secrets
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,9 @@ from pipelines.ledgers.suppliers import (
     names_to_resolve,
     supplier_rows,
 )
+from pipelines.materialize import Output
 from pipelines.serving.ledgers import change_record, checks_of, supplier_record, suppliers_query
-from pipelines.settings import Settings
+from pipelines.settings import Settings, today_in_brisbane
 from pipelines.warehouse.snapshot import current_snapshot
 
 # ----------------------------------------------------------------------------------- import
@@ -96,6 +98,53 @@ def _land(settings: Settings, file: Path, customer: str, ledger: str) -> tuple[P
         if old != target and old.exists():
             old.unlink()  # the same ledger sent as .xlsx after .csv (kept in replaced/)
     return target, replaced
+
+
+# -------------------------------------------------------------------------------------- run
+
+
+def run(
+    settings: Settings,
+    customer: str | None,
+    as_of: dt.date | None,
+    output: Output,
+    emit: Callable[[dict[str, Any]], None],
+) -> int:
+    """``bvs ledger run``: re-verify every landed ledger of ``customer`` (default: of every
+    customer) as of ``as_of`` (default: today in Brisbane); ``emit`` one summary per ledger
+    (CONTRACT.md). A customer whose ledgers already ran on tonight's inputs is not run again
+    (its latest summaries are emitted, ``"recorded": false``). Returns the exit code (1: a
+    customer's run failed). Raises LedgerError for what cannot be run as asked, WarehouseBusy
+    when another process holds the warehouse."""
+    from pipelines.ledgers.run import run_summary, up_to_date
+    from pipelines.materialize import materialize_ledgers
+
+    today = today_in_brisbane()
+    as_of = as_of or today
+    if as_of > today:
+        raise LedgerError(f"the run date {as_of} is after today ({today} in Brisbane)")
+    if customer:
+        customers = [check_customer_id(customer)]
+        if not store.landed_ledgers(settings, customer):
+            raise LedgerError(f"customer {customer} has no ledger landed")
+    else:
+        customers = store.customers_with_ledgers(settings)
+    if not customers:
+        raise LedgerError(f"no ledger is landed under {store.landing_root(settings)}")
+    pending = []
+    for name in customers:
+        if (latest := up_to_date(settings, name, as_of)) is not None:
+            # every ledger already ran on tonight's inputs: nothing to record, no run started
+            for done in latest:
+                emit(run_summary({**done.summary, "recorded": False}))
+        else:
+            pending.append(name)
+    if not pending:
+        return 0
+    failed = materialize_ledgers(
+        settings, pending, as_of, output, lambda summary: emit(run_summary(summary))
+    )
+    return 1 if failed else 0
 
 
 # ------------------------------------------------------------------------------------- show
