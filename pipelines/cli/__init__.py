@@ -21,6 +21,7 @@ from pathlib import Path
 
 from pipelines.cli import keys, ledger, pipeline, reads, servers, watches
 from pipelines.cli.common import as_of_date, date
+from pipelines.permissions import owner_only
 from pipelines.progress import Progress
 from pipelines.settings import Settings, get_settings
 
@@ -85,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    owner_only()  # customer data: files 0600, folders 0700 (pipelines/permissions.py)
     args = build_parser().parse_args(argv)
     settings = get_settings()
     try:
