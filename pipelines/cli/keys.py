@@ -27,6 +27,7 @@ def add_commands(sub: Any) -> None:
 
 def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
     """Create, list and revoke API keys (only a hash of each secret is stored)."""
+    from pipelines.ledgers.store import customers
     from pipelines.state.counters import usage_engines
     from pipelines.state.db import state_store
     from pipelines.state.keys import ApiKeyError, create_key, list_keys, revoke_key
@@ -38,7 +39,12 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
                 if not args.name:
                     raise ApiKeyError("create needs --name")
                 secret, _record = create_key(
-                    engine, args.name, args.plan, owner=args.owner, customer=args.customer
+                    engine,
+                    args.name,
+                    args.plan,
+                    owner=args.owner,
+                    customer=args.customer,
+                    known_customers=customers(settings),
                 )
                 print(secret)  # shown once; stdout carries the key alone
                 return 0
@@ -69,9 +75,9 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    header = ("KEY ID", "NAME", "OWNER", "PLAN", "STATE", "TODAY", "TOTAL")
+    header = ("KEY ID", "NAME", "OWNER", "PLAN", "CUSTOMER", "STATE", "TODAY", "TOTAL")
     table = [
-        (r["key_id"], r["name"], r["owner"], r["plan"],
+        (r["key_id"], r["name"], r["owner"], r["plan"], r["customer"] or "-",
          "revoked" if r["revoked_at"] else "active",
          str(r["requests_today"]), str(r["requests_total"]))
         for r in rows
