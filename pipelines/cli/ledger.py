@@ -77,7 +77,17 @@ def _import(args: argparse.Namespace, settings: Settings) -> int:
         raise LedgerError("import needs --customer")
     if not args.file:
         raise LedgerError("import needs the ledger FILE")
-    print(json.dumps(commands.import_ledger(settings, Path(args.file), args.customer, args.name)))
+    summary = commands.import_summary(settings, Path(args.file), args.customer, args.name)
+    print(json.dumps(summary))
+    review, ignored = summary["needs_review_count"], summary["ignored_count"]
+    first = f" (the first {len(summary['needs_review'])} above)" if review else ""
+    print(
+        f"bvs ledger import: {summary['rows']:,} suppliers: {summary['verified']:,} verified,"
+        f" {summary['resolved_by_name']:,} resolved by name, {review:,} to review;"
+        f" {ignored:,} rows ignored. Every row to review and every ignored row{first}:"
+        f" {summary['details']}",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -73,6 +73,36 @@ def import_ledger(
     }
 
 
+# the rows needing review and the ignored rows `bvs ledger import` prints (the rest are in
+# the details file it names): a 50,000-row file's full list was one 3 MB line
+PRINTED_PROBLEMS = 5
+
+
+def import_summary(
+    settings: Settings, file: Path, customer: str, name: str | None = None
+) -> dict[str, Any]:
+    """``bvs ledger import``: :func:`import_ledger`, with everything it found written to a
+    details file (``store.import_details_path``, JSON) and a summary returned: the counts
+    of CONTRACT.md, the first rows needing review and ignored rows, how many there are in
+    all (``needs_review_count``, ``ignored_count``) and the file (``details``)."""
+    found = import_ledger(settings, file, customer, name)
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    details = store.import_details_path(settings, customer, found["ledger"], stamp)
+    details.parent.mkdir(parents=True, exist_ok=True)
+    tmp = details.with_name(f".{details.name}.tmp-{secrets.token_hex(4)}")
+    tmp.write_text(json.dumps(found, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, details)
+    summary: dict[str, Any] = {}
+    for key, value in found.items():
+        if key in ("needs_review", "ignored"):
+            summary[key] = value[:PRINTED_PROBLEMS]
+            summary[f"{key}_count"] = len(value)
+        else:
+            summary[key] = value
+    summary["details"] = str(details)
+    return summary
+
+
 def _land(settings: Settings, file: Path, customer: str, ledger: str) -> tuple[Path, Path | None]:
     folder = store.customer_landing(settings, customer)
     folder.mkdir(parents=True, exist_ok=True)
