@@ -1,5 +1,5 @@
-"""The answers of the API's read endpoints, as JSON, from the current serving snapshot:
-``bvs verify``, ``live-check``, ``squeeze``, ``viper``, ``activist``, ``search``."""
+"""Reads of the current serving snapshot: the API's read endpoints as JSON (``bvs verify``,
+``live-check``, ``squeeze``, ``viper``, ``activist``, ``search``) and ``bvs sql``."""
 
 from __future__ import annotations
 
@@ -56,6 +56,23 @@ def add_commands(sub: Any) -> None:
     search.add_argument("query", help="a name or some of its words")
     search.add_argument("--limit", type=int, default=20, help="how many results, 1-100 (20)")
     search.set_defaults(func=cmd_search)
+
+    sql = sub.add_parser(
+        "sql", help="a read-only SQL shell on the current serving snapshot (DuckDB)"
+    )
+    sql.add_argument(
+        "-c", "--command", help="run these statements and leave (default: a shell, or stdin)"
+    )
+    sql.add_argument(
+        "--format",
+        choices=("table", "csv", "json"),
+        default="table",
+        help="how results print (json: one object a line); default table",
+    )
+    sql.add_argument(
+        "--max-rows", type=int, default=40, help="table format: rows shown of each result (40)"
+    )
+    sql.set_defaults(func=cmd_sql)
 
 
 def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
@@ -120,6 +137,13 @@ def cmd_activist(args: argparse.Namespace, settings: Settings) -> int:
     from pipelines.serving.market import activist
 
     return print_from_snapshot(settings, lambda con: activist(con, args.activist_id))
+
+
+def cmd_sql(args: argparse.Namespace, settings: Settings) -> int:
+    """A read-only SQL shell on the snapshot ``CURRENT`` names at start (pipelines/serving/sql.py)."""
+    from pipelines.serving.sql import sql_shell
+
+    return sql_shell(settings, args.command, fmt=args.format, max_rows=args.max_rows)
 
 
 def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
