@@ -30,7 +30,6 @@ import duckdb
 
 from pipelines.settings import Settings
 
-FORMATS = ("table", "csv", "json")
 HISTORY = Path("~/.bvs_sql_history")
 HELP = """\
 SQL statements end with ';' (they may span lines). The marts are in schema marts; the
