@@ -25,12 +25,25 @@ DBT_SOCKET ?= /tmp/bvs-dbt-$(shell printf '%s' '$(CURDIR)' | cksum | cut -d' ' -
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
+# the logs of the steps below; `bvs run` writes its own there too (bvs-run-<time>.log)
+LOGS := $(BVS_DATA_DIR)/logs
+# $(call logged,WHAT,LOG,COMMAND): one line on the screen ("WHAT (log: LOG)") and COMMAND's
+# output in LOG; if it fails, the log's last 40 lines and a non-zero exit. On a terminal a
+# `bvs` command still draws its progress line there (pipelines/progress.py). VERBOSE=1: the
+# output on the screen as well. WHAT may hold commas only through a variable.
+define logged
+mkdir -p $(LOGS); echo "$(1) (log: $(2))"; \
+if [ -n "$(VERBOSE)" ]; then { $(3); } 2>&1 | tee $(2); status=$${PIPESTATUS[0]}; \
+else if [ -t 2 ]; then export BVS_PROGRESS_FD=3; fi; { $(3); } 3>&2 > $(2) 2>&1; status=$$?; fi; \
+if [ $$status -ne 0 ]; then \
+	echo "FAILED ($$status): $(1); the last 40 lines of $(2):" >&2; tail -n 40 $(2) >&2; exit $$status; fi
+endef
+
 $(UV):
-	$(PYTHON) -m venv $(TOOLS)
-	$(TOOLS)/bin/python -m pip install --quiet --disable-pip-version-check uv==0.13.9
+	@$(call logged,installing uv into $(TOOLS),$(LOGS)/make-install-uv.log,$(PYTHON) -m venv $(TOOLS) && $(TOOLS)/bin/python -m pip install --disable-pip-version-check uv==0.13.9)
 
 $(VENV)/.installed: $(UV) pyproject.toml uv.lock setup.py pipelines/ingest/_abrscan.c pipelines/matching/_trgmjoin.c
-	$(UV) sync --frozen --python $(PYTHON)
+	@$(call logged,installing the environment from uv.lock into $(VENV),$(LOGS)/make-install.log,$(UV) sync --frozen --python $(PYTHON))
 	@touch $@
 
 install: $(VENV)/.installed ## create .venv from uv.lock (run by every target below)
@@ -38,15 +51,18 @@ install: $(VENV)/.installed ## create .venv from uv.lock (run by every target be
 prepare: install ## parse the dbt project (the manifest Dagster loads)
 	@$(BIN)/python -c "from pipelines.settings import get_settings; from pipelines.dbt import prepare_manifest; prepare_manifest(get_settings())"
 
-sample: install ## write sample landing data (SCALE ABN records) if the landing folder is empty
+WRITING_SAMPLE = writing sample data, scale $(SCALE)
+sample: install ## write sample landing data (SCALE ABN records) if the landing folder is empty (its counts: data/logs/make-sample.log)
 	@if [ -z "$$(ls -A $(BVS_DATA_DIR)/landing 2>/dev/null)" ]; then \
-		$(BIN)/bvs sample --out $(BVS_DATA_DIR)/landing --scale $(SCALE) --as-of today; \
+		$(call logged,$(WRITING_SAMPLE),$(LOGS)/make-sample.log,$(BIN)/bvs sample --out $(BVS_DATA_DIR)/landing --scale $(SCALE) --as-of today); \
 	else echo "landing folder $(BVS_DATA_DIR)/landing has files: not writing sample data"; fi
 
 run: sample prepare ## sample data if needed, the whole pipeline, the serving snapshot, the supplier ledgers (VERBOSE=1: Dagster's and dbt's output too)
 	@$(BIN)/bvs run $(if $(VERBOSE),--verbose)
 	@if [ -n "$$(ls -A $(BVS_DATA_DIR)/landing/ledgers 2>/dev/null)" ]; then \
-		echo "re-verifying the supplier ledgers (bvs ledger run):"; $(BIN)/bvs ledger run $(if $(VERBOSE),--verbose); fi
+		if [ -n "$(VERBOSE)" ]; then echo "re-verifying the supplier ledgers (bvs ledger run):"; $(BIN)/bvs ledger run --verbose; \
+		else echo "re-verifying the supplier ledgers (bvs ledger run; its JSON summaries: $(LOGS)/make-ledger-run.log):"; \
+			set -o pipefail; $(BIN)/bvs ledger run | tee $(LOGS)/make-ledger-run.log | $(BIN)/python -m pipelines.status ledgers; fi; fi
 
 dev: prepare ## the Dagster UI on http://127.0.0.1:3000, its dbt commands in a warm dbt
 	@mkdir -p $(DAGSTER_HOME)

@@ -13,7 +13,7 @@
   number format), a blank row, a totals row, and cells the spreadsheet broke: ``#N/A`` and
   ``#DIV/0!`` in the ABN column, an ABN formatted as a date, ``#DIV/0!`` in the spend.
 
-Each ledger-aware rule row of SPEC 3.3 (CONTRACT decisions 13-15) has a dedicated entity and a
+Each ledger-aware rule row of docs/rules.md (decisions 13-15 in docs/decisions/) has a dedicated entity and a
 planted row (:func:`plant_ledger_cases`, called by ``build_cases``): the invoice name at 0.9
 and 0.5 similarity exactly and on either side, A$75,000 exactly, the same state with another
 postcode, and a supplier whose ABN status and GST registration change between the as-of date
@@ -158,7 +158,7 @@ def plant_ledger_cases(b: Builder) -> None:
     ) -> dict[str, Any]:
         return {"id": case_id, "spec": spec, "check": check, "status": status, **more}
 
-    # -- ABN status: the invoice name (CONTRACT decision 13) -------------------------------
+    # -- ABN status: the invoice name (docs/decisions/13-invoice-name.md) -------------------------------
     ent = b.company(state="NSW", postcode="2000")
     p.row(L, abn=ent.abn, name=ent.name.title(), state="NSW", postcode="2000", spend="$12,000.00", gst="Y",
           case=case("ledger/abn_status/name-matches", "ABN active, age at least 6 months, name match at least 90% => PASS", "abn_status", "PASS"))  # fmt: skip
@@ -193,7 +193,7 @@ def plant_ledger_cases(b: Builder) -> None:
           case=case("ledger/changes/ages-into-pass", "ABN active, age 1 to 6 months => WARN, then age at least 6 months => PASS five days later", "abn_status", "WARN",
                     later={"days": LATER_DAYS, "statuses": {"abn_status": "PASS", "gst": "PASS"}}))  # fmt: skip
 
-    # -- GST: billing above the threshold (CONTRACT decision 14) --------------------------
+    # -- GST: billing above the threshold (docs/decisions/14-gst-billing.md) --------------------------
     gst_fail = "Not registered; appears to bill above the GST threshold => FAIL"
     ent = b.company(gst=("NON", None), state="VIC", postcode="3000")
     p.row(L, abn=ent.abn, name=ent.name, state="VIC", postcode="3000", spend="$1,200.00", gst="Y",
@@ -214,7 +214,7 @@ def plant_ledger_cases(b: Builder) -> None:
     p.row(L, abn=ent.abn, name=ent.name, state="VIC", postcode="3000", spend="$150,000", gst="Y",
           case=case("ledger/gst/registered", "Registered, age at least 3 months => PASS", "gst", "PASS"))  # fmt: skip
 
-    # -- Address (CONTRACT decision 15) ----------------------------------------------------
+    # -- Address (docs/decisions/15-address.md) ----------------------------------------------------
     ent = b.company(state="QLD", postcode="4217")
     p.row(L, abn=ent.abn, name=ent.name, state="QLD", postcode="4217", spend="$5,000", gst="Y",
           case=case("ledger/address/match", "State and postcode match the business register and company status current => PASS", "address", "PASS"))  # fmt: skip

@@ -33,7 +33,7 @@ from bvs_sample.families.public_registers import APRA_KIND_DRAWS, PublicRegister
 
 REAL_SCALE = 20_000_000
 
-# register -> (rows at 20M ABN records, minimum rows in any sample). Sources: SPEC 3.3
+# register -> (rows at 20M ABN records, minimum rows in any sample). Sources: docs/rules.md
 # where it gives a size, otherwise the public registers' published sizes (see data/README.md).
 SIZES: dict[str, tuple[int, int]] = {
     "banned_persons": (2_400, 12),

@@ -568,7 +568,7 @@ MALFORMED_KINDS: dict[str, tuple[str, ...]] = {
     "asx": ("wrong_field_count", "missing_key"),
 }
 # An identifier a record only lists (not its key) is kept even when it fails its check digits
-# (CONTRACT decision 19): the check-digit faults go only into key identifiers (directors' ACN,
+# (docs/decisions/19-a-records-own-identifier.md): the check-digit faults go only into key identifiers (directors' ACN,
 # industry's and charities' ABN); the planted cases hold records listing such identifiers.
 # Per file: the columns a fault goes into (date, ABN, ACN, key, free text).
 _FAULT_COLUMNS: dict[str, dict[str, str]] = {

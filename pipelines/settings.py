@@ -52,7 +52,8 @@ class Settings(BaseSettings):
     writer_wait_seconds: float = Field(default=60.0, ge=0)
     snapshots_kept: int = Field(default=3, ge=1)
     # Publishing flushes the snapshot files it writes this often (seconds; 0: only at the
-    # end), so the machine never holds GBs of unwritten data (pipelines/warehouse/snapshot.py).
+    # end), so the machine never holds GBs of unwritten data
+    # (pipelines/warehouse/snapshot/flush.py).
     publish_flush_seconds: float = Field(default=0.25, ge=0)
     # DuckDB threads for publishing a snapshot (0: the pipeline's own). On a machine that also
     # serves the API, fewer threads than cores leave the API a core (docs/api.md).

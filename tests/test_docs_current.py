@@ -4,6 +4,7 @@ README's command table. A new model, source or command without its line fails he
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pipelines.cli import build_parser
@@ -68,3 +69,22 @@ def test_landing_page_says_which_files_each_folder_reads() -> None:
         if (source.folder, reads[source.snapshot_key]) not in documented
     ]
     assert wrong == []
+
+
+def test_docs_say_what_is_true_now_not_when_it_was_measured() -> None:
+    """Issue 37 item 2: no dated diary sections ("(27 November 2026, 03:20)", "the fifth
+    day"); a figure carries the command that reproduces it, history belongs to git."""
+    months = "January|February|March|April|May|June|July|August|September|October|November|December"
+    dated = re.compile(
+        rf"\b\d{{1,2}} ({months})(,? 20\d\d\b|, \d{{1,2}}:\d\d)"  # (27 November 2026, 03:20)
+        rf"|\b({months}) 20\d\d:"  # "On 2 cores, November 2026:"
+        r"|\b(first|second|third|fourth|fifth) day\b"
+    )
+    pages = [*(ROOT / "docs").rglob("*.md"), ROOT / "README.md", DBT / "README.md"]
+    found = [
+        f"{page.relative_to(ROOT)}:{n}: {line.strip()}"
+        for page in pages
+        for n, line in enumerate(page.read_text().splitlines(), 1)
+        if dated.search(line)
+    ]
+    assert found == []

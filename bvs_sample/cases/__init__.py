@@ -1,6 +1,6 @@
 """Planted cases: one dedicated ABR entity per outcome of every register check and risk flag.
 
-For each row of SPEC 3.3 the warehouse can decide, and each trigger of SPEC 2.4 (but
+For each row of docs/rules.md the warehouse can decide, and each trigger of docs/rules.md#risk-flags (but
 WARN_CLUSTER, which needs live checks), :func:`build_cases` makes an entity with a
 distinctive name (coined four-syllable words, which the background generator never draws,
 so no background record matches it by accident), its ABR record, ASIC company rows,

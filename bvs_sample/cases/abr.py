@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bvs_sample.cases.builder import ALL_FLAGS, Builder
 
-# CONTRACT decision 21: a FAIL on abn_status, company_status, insolvency or gst puts the risk
+# docs/decisions/21-decisive-identity-failure.md: a FAIL on abn_status, company_status, insolvency or gst puts the risk
 # at least high, whatever the assurance score.
 IDENTITY_RISK = ("high", "critical")
 
@@ -56,7 +56,7 @@ def plant_gst(b: Builder) -> None:
 
 def plant_identity_risk(b: Builder) -> None:
     """A decisive identity failure among otherwise clean tiles: the assurance score stays
-    high (about 80), the risk does not follow it down to low (CONTRACT decision 21); and the
+    high (about 80), the risk does not follow it down to low (docs/decisions/21-decisive-identity-failure.md); and the
     neighbour with the same clean tiles and an active ABN, low."""
     s = "ABN cancelled, suspended or not found => FAIL; a decisive identity failure is never low risk"
     ent = b.company(abn_status="CAN", status_from=b.months(4), gst=("ACT", b.months(60)))

@@ -22,7 +22,7 @@ def plant_company_status(b: Builder) -> None:
         dereg = b.months(3) if status == "DRGD" else None
         ent = b.company(co_status=status, abn_status=abn_status, dereg=dereg)
         # a FAIL here, or the insolvency FAIL of a company in external administration, is a
-        # decisive identity failure: the risk is at least high (CONTRACT decision 21)
+        # decisive identity failure: the risk is at least high (docs/decisions/21-decisive-identity-failure.md)
         decisive = outcome == "FAIL" or status == "EXAD"
         b.case(f"company_status/{status.lower()}", ent, row, "company_status", outcome,
                risk=("high", "critical") if decisive else None)  # fmt: skip

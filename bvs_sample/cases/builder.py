@@ -24,7 +24,7 @@ ALL_FLAGS = (
     "LICENCE_MISMATCH", "LICENCE_SUSPENDED_ACTIVE", "ADVERSE_PATTERN", "COMPLIANCE_DUAL_FAILURE",
 )  # fmt: skip
 
-# (threshold, inclusive) of name similarity per match table (SPEC 3.3; CONTRACT decision 8:
+# (threshold, inclusive) of name similarity per match table (docs/rules.md; docs/decisions/08-similarity.md:
 # "above" is >, "at least" is >=).
 THRESHOLDS: dict[str, tuple[float, bool]] = {
     "match_insolvency": (0.75, False),
@@ -325,7 +325,7 @@ class Builder:
             f"{ent.abn if abn else ''}{CRLF}"
         )
 
-    # -- identifiers a record lists that name no entity (CONTRACT decision 19) -------------
+    # -- identifiers a record lists that name no entity (docs/decisions/19-a-records-own-identifier.md) -------------
 
     def unknown_abn(self) -> str:
         """A valid ABN no ABR record has (an index the background and the cases never use)."""
@@ -431,7 +431,7 @@ class Builder:
     ) -> None:
         """One planted case: the entity, the SPEC row, the tile it decides and the flags that
         fire or not; ``risk``: the risk levels the verify response may have; and
-        ``identity_failures``: the decisive identity tiles it names (CONTRACT decision 21);
+        ``identity_failures``: the decisive identity tiles it names (docs/decisions/21-decisive-identity-failure.md);
         ``reason``: words the tile's reason holds, where rows share a status."""
         doc: dict[str, Any] = {"id": case_id, "abn": ent.abn if ent else abn, "spec": spec}
         if ent is not None:

@@ -187,7 +187,7 @@ def plant_disability(b: Builder) -> None:
 
 
 def plant_workplace_record_kinds(b: Builder) -> None:
-    """Workplace compliance's rows beside SPEC 2.5's four workplace notice types: a notice or
+    """Workplace compliance's rows beside docs/rules.md#conduct's four workplace notice types: a notice or
     undertaking no longer in force is still found; litigation alone, the regulator's court
     proceedings, is no clean record (decided, docs/verification.md)."""
     t = "match_adverse"

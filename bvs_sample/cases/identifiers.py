@@ -1,4 +1,4 @@
-"""Planted cases of a record's own identifier (CONTRACT decision 19): a record that lists an
+"""Planted cases of a record's own identifier (docs/decisions/19-a-records-own-identifier.md): a record that lists an
 ABN or ACN naming an entity is that entity's alone, a namesake under another ABN is not
 matched; a record whose listed identifier fails its check digits, or is valid but names no
 entity, is kept and matched by its register's name rule, with "listed ABN ... not found" in

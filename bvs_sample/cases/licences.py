@@ -58,7 +58,7 @@ def plant_licence(b: Builder) -> None:
     b.case("licence/trades-no-licence", trades("3231"),
            "Construction or trades entity with no licence found => WARN (and LICENCE_MISMATCH fires)",
            "licence", "WARN", flags=("LICENCE_MISMATCH",))  # fmt: skip
-    # CONTRACT decision 17: no loaded register covers WA, NT or TAS (seed licence_registers);
+    # docs/decisions/17-a-register-that-does-not-cover-says-nothing.md: no loaded register covers WA, NT or TAS (seed licence_registers);
     # a QLD, NSW, VIC or SA trades entity without a licence is the neighbour above
     for state, postcode in (("WA", "6000"), ("TAS", "7000")):
         ent = trades("3231", state=state, postcode=postcode)

@@ -158,7 +158,7 @@ def plant_matches_only(b: Builder) -> None:
 
 
 def plant_government_contracts_window(b: Builder) -> None:
-    """Government contracts "covers two financial years" (SPEC 3.3): the current financial
+    """Government contracts "covers two financial years" (docs/rules.md): the current financial
     year and the one before, from 1 July a year before the current one began."""
     t = "match_registers"
     s = "Government contracts (ABN exact; covers two financial years): found => PASS"

@@ -29,7 +29,7 @@ _ABR_COMPANY_STATUS = (
     ("DRGD", "CAN", 0.08),
     ("SOFF", "CAN", 0.02),
     ("SOFF", "ACT", 0.01),
-    # EXAD and DISS: about 30,800 ASIC rows at 20M ABN records (SPEC 3.3, insolvency)
+    # EXAD and DISS: about 30,800 ASIC rows at 20M ABN records (docs/rules.md, insolvency)
     ("EXAD", "ACT", 0.004),
     ("EXAD", "CAN", 0.0022),
     ("NOAC", "ACT", 0.004),

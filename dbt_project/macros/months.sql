@@ -1,5 +1,5 @@
 {#
-    Calendar-month arithmetic for age and recency rules (CONTRACT decision 9: ages are
+    Calendar-month arithmetic for age and recency rules (docs/decisions/09-ages.md: ages are
     calendar months counted back from the as-of date), on dbt's cross-database dateadd and
     datediff.
 

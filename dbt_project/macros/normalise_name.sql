@@ -25,7 +25,7 @@
          `TRUST` -> TR, `PARTNERSHIP` -> PS
      11. trimmed; an empty result is null
 
-    Steps 8-10 exist for the trigram similarity (CONTRACT decision 8): words that many
+    Steps 8-10 exist for the trigram similarity (docs/decisions/08-similarity.md): words that many
     unrelated names share would otherwise carry most of a short name's trigrams, and `THE
     TRAN FAMILY TRUST` and `THE CAMPBELL FAMILY TRUST` scored 0.57, a conduct match (0.55).
     As tokens they still tell a family trust from a super fund or a company of the same name,

@@ -1,6 +1,6 @@
 -- Every deregistered company the ASIC extract has ever listed. The extract is a snapshot
 -- source (only the newest file is loaded) and drops a company about a year after its
--- deregistration, while the phoenix window is 36 months (CONTRACT decision 7): this table
+-- deregistration, while the phoenix window is 36 months (docs/decisions/07-history-the-extracts-forget.md): this table
 -- keeps each one. hard_deletes = ignore, so a company missing from a newer extract keeps its
 -- row, still current (dbt_valid_to null). A change of name, status, ABN or date opens a new
 -- version; source_file is the extract the version was first seen in.

@@ -1,7 +1,7 @@
 -- Every officeholder row (one per appointment: acn, person, role, appointed date) ever
 -- loaded. The directors folder accumulates extracts, but a file taken out of it, or a newer
 -- extract that no longer lists a deregistered company's officeholders, would otherwise lose
--- rows the 36-month phoenix window still needs (CONTRACT decision 7). hard_deletes =
+-- rows the 36-month phoenix window still needs (docs/decisions/07-history-the-extracts-forget.md). hard_deletes =
 -- ignore keeps them. A new ceased date or birth date opens a new version; extracted_date and
 -- source_file are those of the extract the version was first seen in (a re-listing of the
 -- same facts in a later extract is not a change).

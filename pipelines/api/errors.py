@@ -17,6 +17,7 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from pipelines.api.models import ErrorBody
+from pipelines.api.params import explain
 from pipelines.api.render import json_response
 from pipelines.serving.ledgers import LedgerNotFound
 from pipelines.serving.verify import VerifyError
@@ -71,17 +72,27 @@ async def _verify_error(request: Request, exc: Exception) -> Response:
 
 
 async def _ledger_not_found(request: Request, exc: Exception) -> Response:
-    # another customer's ledger looks the same as one that does not exist
-    return error_response(404, f"no ledger {exc.args[0]!r}")
+    # another customer's ledger looks the same as one that does not exist; a ledger of the
+    # key's customer without the run asked for says so, and which runs it has
+    assert isinstance(exc, LedgerNotFound)
+    return error_response(404, exc.message)
 
 
 async def _invalid(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
-    problems = "; ".join(
-        f"{'.'.join(str(p) for p in e.get('loc', ())[1:]) or 'request'}: {e.get('msg')}"
-        for e in exc.errors()
-    )
-    return error_response(400, f"malformed request: {problems}")
+    reasons, problems = [], []
+    for e in exc.errors():
+        reason = None
+        if e.get("type") == "string_pattern_mismatch":
+            reason = explain(str(e.get("ctx", {}).get("pattern")), e.get("input"))
+        if reason is not None:
+            reasons.append(reason)
+        else:
+            where = ".".join(str(p) for p in e.get("loc", ())[1:]) or "request"
+            problems.append(f"{where}: {e.get('msg')}")
+    if problems:
+        reasons.append(f"malformed request: {'; '.join(problems)}")
+    return error_response(400, "; ".join(reasons))
 
 
 async def _http(request: Request, exc: Exception) -> Response:

@@ -51,6 +51,12 @@ class Tile(Strict):
     rate_limited: RateLimited | None = Field(
         default=None, description="present when the plan's premium quota is used up (SPEC 2.2)"
     )
+    checked_live_at: str | None = Field(
+        default=None,
+        description="when the live check ran for this answer (UTC): present on a live tile of a"
+        " `cache=false` answer with the live checks on (SPEC 4.1)",
+        examples=["2026-11-22T03:15:00Z"],
+    )
 
 
 IDENTITY_FAILURES = (
@@ -59,11 +65,24 @@ IDENTITY_FAILURES = (
 )
 
 
+class WarnCluster(Strict):
+    """Why WARN_CLUSTER fired when the live tiles were checked again (``cache=false``)."""
+
+    warn_count: int
+    no_domain: bool
+    no_web_presence: bool
+
+
 class Risk(Strict):
     score: float
     level: Literal["low", "medium", "high", "critical"]
     flags: list[str]
     identity_failures: list[str] = Field(description=IDENTITY_FAILURES)
+    warn_cluster: WarnCluster | None = Field(
+        default=None,
+        description="present on a `cache=false` answer with the live checks on when the"
+        " rechecked tiles make WARN_CLUSTER fire: its evidence",
+    )
 
 
 class Attacked(Strict):

@@ -1,12 +1,18 @@
-"""Finding a supplier's ABN by its name, through the search tiers (SPEC 4.4).
+"""Finding a supplier's ABN by its name, for a whole ledger at once (SPEC 4.4).
 
 A ledger row with no usable ABN is *resolved by name* when exactly one ABN has a name at
 least 0.9 similar to the row's supplier name (pg_trgm similarity after the project's
 normalisation, CONTRACT decision 8: "at least" is ``>=``, compared at 6 decimals as the SQL
-side does). Candidates come from the home-page search over the serving snapshot
-(``pipelines.serving.search``: exact, prefix, word and trigram tiers), so a name is found the
-way a user would find it. Two or more such ABNs: ambiguous, the row needs review and lists
-them. None: the row needs review and lists the closest names the search found.
+side does). Two or more such ABNs: ambiguous, the row needs review and lists them. None: the
+row needs review and lists the closest names, those at least 0.5 similar.
+
+Every distinct supplier name of a file is resolved at once against the serving snapshot's
+name index (``marts.search_names``: every name of every ABN, normalised): the supplier names
+are indexed for the trigram similarity join (``pipelines.matching.similarity``, the join
+register matching uses) and the snapshot's names stream past it, once at 0.9 for every name
+and once at 0.5 for the names nothing reached, so a file costs two reads of the index
+however many names it has. Every ABN with a similar name is considered, not the first page
+of a search.
 
 A row whose ABN column holds an ACN (a company's 9-digit number) is never verified by it:
 the ABN of a company is not derived from its ACN but looked up, the entity of the snapshot
@@ -15,23 +21,26 @@ whose ACN it is (:func:`resolve_acns`), and offered as a candidate for review.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
-from pipelines.matching import match_names, normalise_name
+from pipelines.matching import normalise_name
+from pipelines.matching.similarity import SimilarityIndex, similarity_join
 
 RESOLVE_THRESHOLD = 0.9  # "exactly one candidate at least 0.9 similar"
 SUGGESTION_THRESHOLD = 0.5  # closest names listed for review
-SEARCH_LIMIT = 20
 MAX_CANDIDATES = 5
+BATCH_ROWS = 131_072
 
 
 @dataclass(frozen=True)
 class NameResolution:
-    """What the search found for one supplier name."""
+    """What the snapshot's names say of one supplier name."""
 
     name: str
     abn: str | None  # the one ABN at least RESOLVE_THRESHOLD similar, else None
@@ -52,41 +61,101 @@ class NameResolution:
 
 def resolve_name(con: duckdb.DuckDBPyConnection, name: str) -> NameResolution:
     """Resolve one supplier name against the snapshot ``con`` is open on."""
-    from pipelines.serving.market import ServingError
-    from pipelines.serving.search import search
-
-    key = normalise_name(name)
-    if key is None:
-        return NameResolution(name, None, 0)
-    try:
-        found = search(con, name[:200], limit=SEARCH_LIMIT)["results"]
-    except ServingError:
-        return NameResolution(name, None, 0)
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
-    for result in found:  # in the search's order: the first row of a name is kept
-        rows.setdefault((result["abn"], result["matched_name"]), result)
-    ranked = [
-        {
-            "abn": m.key,
-            "name": m.name,
-            "legal_name": rows[(m.key, m.name)]["legal_name"],
-            "abn_status": rows[(m.key, m.name)]["abn_status"],
-            "state": rows[(m.key, m.name)]["state"],
-            "score": m.similarity,
-        }
-        for m in match_names(name, rows, SUGGESTION_THRESHOLD)
-    ]
-    matching = [c for c in ranked if c["score"] >= RESOLVE_THRESHOLD]
-    if len(matching) == 1:
-        return NameResolution(name, matching[0]["abn"], 1, matching)
-    return NameResolution(name, None, len(matching), (matching or ranked)[:MAX_CANDIDATES])
+    return resolve_names(con, [name])[name]
 
 
 def resolve_names(
     con: duckdb.DuckDBPyConnection, names: Iterable[str]
 ) -> dict[str, NameResolution]:
-    """Each distinct name once."""
-    return {name: resolve_name(con, name) for name in dict.fromkeys(names)}
+    """Each distinct name of ``names``, resolved against the snapshot ``con`` is open on.
+
+    Two passes over the snapshot's names: every name at RESOLVE_THRESHOLD (a high threshold
+    makes the join cheap), then, for the names no ABN reached, the closest names at
+    SUGGESTION_THRESHOLD."""
+    distinct = list(dict.fromkeys(names))
+    keys = {name: normalise_name(name) for name in distinct}
+    wanted = sorted({key for key in keys.values() if key})
+    close = similar_names(con, wanted, RESOLVE_THRESHOLD)
+    suggested = similar_names(
+        con, [key for key in wanted if key not in close], SUGGESTION_THRESHOLD
+    )
+    resolutions = {}
+    for name in distinct:
+        key = keys[name] or ""
+        if key in close:
+            matches, candidates = close[key]
+            abn = candidates[0]["abn"] if matches == 1 else None
+            resolutions[name] = NameResolution(name, abn, matches, candidates)
+        else:
+            resolutions[name] = NameResolution(name, None, 0, suggested.get(key, (0, []))[1])
+    return resolutions
+
+
+def similar_names(
+    con: duckdb.DuckDBPyConnection, keys: list[str], threshold: float
+) -> dict[str, tuple[int, list[dict[str, Any]]]]:
+    """For each normalised name of ``keys`` that any ABN has a name at least ``threshold``
+    similar to: how many ABNs do, and the first MAX_CANDIDATES of them, best first (then by
+    ABN), each by its most similar name (then the first by name)."""
+    if not keys:
+        return {}
+    index = SimilarityIndex(keys, [threshold] * len(keys))
+    reader = con.sql(
+        "select name_id, search_key as name_normalised from marts.search_names"
+    ).to_arrow_reader(BATCH_ROWS)
+    batches = list(similarity_join(index, reader, threads=os.cpu_count()))
+    pairs = pa.Table.from_batches(
+        batches,
+        schema=pa.schema(
+            [("register_index", pa.int32()), ("name_id", reader.schema.field("name_id").type),
+             ("similarity", pa.float64())]
+        ),
+    )  # fmt: skip
+    view = f"bvs_resolve_pairs_{os.getpid()}_{id(pairs)}"
+    con.register(view, pairs)
+    try:
+        rows = con.execute(
+            f"""
+            with pairs as (
+                select register_index, name_id, round(similarity, 6) as score
+                from {view}
+                where round(similarity, 6) >= ?
+            ),
+            per_abn as (
+                select pairs.register_index, names.abn_id, max(pairs.score) as score,
+                    first(names.name order by pairs.score desc, names.name) as name,
+                    any_value(names.legal_name) as legal_name,
+                    any_value(names.abn_status) as abn_status,
+                    any_value(names.state) as state
+                from pairs
+                inner join marts.search_names as names on pairs.name_id = names.name_id
+                group by pairs.register_index, names.abn_id
+            ),
+            ranked as (
+                select *,
+                    row_number() over (
+                        partition by register_index order by score desc, abn_id
+                    ) as rank,
+                    count(*) over (partition by register_index) as abns
+                from per_abn
+            )
+            select register_index, abns, abn_id, name, legal_name, abn_status, state, score
+            from ranked
+            where rank <= ?
+            order by register_index, rank
+            """,
+            [threshold, MAX_CANDIDATES],
+        ).fetchall()
+    finally:
+        con.unregister(view)
+    found: dict[str, tuple[int, list[dict[str, Any]]]] = {}
+    for register_index, abns, abn_id, name, legal_name, abn_status, state, score in rows:
+        _, candidates = found.setdefault(keys[register_index], (abns, []))
+        candidates.append({
+            "abn": f"{abn_id:011d}", "name": name, "legal_name": legal_name,
+            "abn_status": abn_status, "state": state, "score": score,
+        })  # fmt: skip
+    return found
 
 
 def resolve_acns(

@@ -9,8 +9,9 @@ One module per provider kind, none of them importing Dagster:
 * ``web``         web presence: candidate domains, HTTPS, redirects, parked pages;
 * ``providers``   scam rating, review platforms, phone and street view behind one interface.
 
-``tiles`` holds the outcome rules, one case per SPEC 3.3 row; ``checker`` runs the clients
-for a domain or an entity and turns the findings into tiles. Shared machinery: ``guard``
+``findings`` holds what the clients found for an entity; ``tiles`` holds the outcome rules,
+one case per SPEC 3.3 row, which read the findings; ``checker`` runs the clients for a
+domain or an entity, fills the findings and turns them into tiles. Shared machinery: ``guard``
 (public addresses only), ``http`` (urllib3 with a deadline on every read, guarded
 connections), ``shape`` (a provider's JSON checked before it is read), ``cache`` (per-key
 results with a TTL, on disk), ``throttle`` (per-provider concurrency, rate, retries with

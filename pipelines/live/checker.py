@@ -16,7 +16,6 @@ import datetime as dt
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -26,8 +25,9 @@ from pipelines.live.cache import Cache
 from pipelines.live.config import LiveConfig
 from pipelines.live.ct import CtFindings
 from pipelines.live.dns_client import DnsClient, DnsFindings
+from pipelines.live.findings import EntityFacts, Findings
 from pipelines.live.http import get_json, origin
-from pipelines.live.providers import PARSERS, ReviewAnswer, ask, reviews
+from pipelines.live.providers import PARSERS, ask, reviews
 from pipelines.live.rdap import RdapFindings
 from pipelines.live.throttle import Provider, RateLimited, Transient, Unavailable
 from pipelines.live.tiles import LIVE_CHECKS, Tile, email_domain, live_tiles, not_run
@@ -38,56 +38,6 @@ T = TypeVar("T")
 PROBE_SECONDS = 60.0  # how long a connectivity probe's answer stands
 RATE_LIMITS = "rate_limit"  # the cache's provider name for standing rate limits
 OUT_OF_TIME = "not asked: the time for live checks ran out"
-
-
-@dataclass
-class EntityFacts:
-    """What the live checks need to know of an ABN (from the warehouse or a ledger row)."""
-
-    abn: str
-    legal_names: list[str] = field(default_factory=list)
-    trading_names: list[str] = field(default_factory=list)
-    is_individual: bool = False
-    abn_registered: dt.date | None = None
-    email: str | None = None
-    domain: str | None = None
-    domain_source: str | None = None  # "override" | "ledger"
-    phone: str | None = None
-    address: str | None = None
-
-
-@dataclass
-class Findings:
-    facts: EntityFacts
-    off: str | None = None  # the whole batch did not run: why
-    domain: str | None = None
-    domain_source: str | None = None  # override | ledger | web_presence
-    candidates: list[str] = field(default_factory=list)
-    web_not_run: str | None = None
-    refused: str | None = None
-    site: SiteFindings | None = None
-    parked_sites: list[SiteFindings] = field(default_factory=list)
-    dns: DnsFindings | None = None
-    dns_error: str | None = None
-    blocklists: BlocklistFindings | None = None
-    blocklist_error: str | None = None
-    rdap: RdapFindings | None = None
-    rdap_error: str | None = None
-    rdap_retry_at: str | None = None
-    ct: CtFindings | None = None
-    ct_error: str | None = None
-    email_dns: DnsFindings | None = None
-    email_dns_error: str | None = None
-    email_blocklists: BlocklistFindings | None = None
-    email_blocklist_error: str | None = None
-    scam: dict[str, Any] | None = None
-    scam_error: str | None = None
-    scam_retry_at: str | None = None
-    unseen: list[SiteFindings] = field(default_factory=list)  # candidates not seen (timeouts)
-    reviews: list[ReviewAnswer] | None = None
-    premium: dict[str, dict[str, Any]] = field(default_factory=dict)
-    premium_errors: dict[str, str] = field(default_factory=dict)
-    premium_retry: dict[str, str] = field(default_factory=dict)
 
 
 class Failed(Exception):

@@ -1,6 +1,6 @@
 """The live checks' outcome rules: one case per SPEC 3.3 row, in the SPEC's words.
 
-Each function takes what the clients found (``checker.Findings``) and returns a ``Tile``:
+Each function takes what the clients found (``findings.Findings``) and returns a ``Tile``:
 status, the rule row that decided ("condition => STATUS", as the dbt rules write them),
 the evidence, and ``rate_limited`` when a provider's rate-limit answer kept the check from
 running (SPEC 2.2: the tile shows a countdown to ``retry_at``; N/A leaves the score).
@@ -15,10 +15,10 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from pipelines.live.checker import Findings
+from pipelines.live.findings import Findings
+from pipelines.live.web import THIN_TEXT_CHARS
 
 LIVE_CHECKS = (
     "domain", "email", "trust", "web_presence", "social", "customer_reviews", "phone",
@@ -290,8 +290,6 @@ def web_presence_tile(f: Findings, as_of: dt.date) -> Tile:
     detail["site"] = site.to_json()
     if site.parked or site.placeholder:
         return tile("Parked or placeholder page => FAIL", detail)
-    from pipelines.live.web import THIN_TEXT_CHARS
-
     new = (
         f.rdap is not None and f.rdap.registered is not None
         and dt.date.fromisoformat(f.rdap.registered) > months_before(as_of, 6)

@@ -38,6 +38,40 @@ ORDERS = {
 class LedgerNotFound(LookupError):
     """No such ledger for this customer (another customer's ledger looks the same)."""
 
+    @property
+    def message(self) -> str:
+        return f"no ledger {self.args[0]!r}"
+
+
+RUNS_NAMED = 10  # a run-missing message names at most this many of the ledger's run dates
+
+
+class LedgerRunNotFound(LedgerNotFound):
+    """The ledger exists but has no run of the date asked for (or no run at all): the
+    message names its run dates, the most recent first."""
+
+    def __init__(self, ledger: str, run_date: dt.date | None, run_dates: list[str]) -> None:
+        super().__init__(ledger)
+        self.ledger = ledger
+        self.run_date = run_date
+        self.run_dates = run_dates
+
+    @property
+    def message(self) -> str:
+        if not self.run_dates:
+            return f"ledger {self.ledger!r} has no run yet"
+        latest = sorted(set(self.run_dates), reverse=True)
+        named = ", ".join(latest[:RUNS_NAMED])
+        more = (
+            f" ({len(latest)} dates in all, the first {latest[-1]})"
+            if len(latest) > RUNS_NAMED
+            else ""
+        )
+        return (
+            f"ledger {self.ledger!r} has no run on {self.run_date}; its runs, latest first:"
+            f" {named}{more} (without run=, the latest)"
+        )
+
 
 # Tiles whose evidence the run decided itself (the ledger rows; user-supplied values): the
 # rest is the snapshot's, in the run's slice.
@@ -135,11 +169,12 @@ def suppliers_query(
 def _run(settings: Settings, customer: str, ledger: str, run_date: dt.date | None) -> store.Run:
     if ledger not in store.ledger_names(settings, customer):
         raise LedgerNotFound(ledger)
-    runs = store.runs(settings, customer, ledger)
+    every = store.runs(settings, customer, ledger)
+    runs = every
     if run_date is not None:
-        runs = [r for r in runs if r.run_date == run_date.isoformat()]
+        runs = [r for r in every if r.run_date == run_date.isoformat()]
     if not runs:
-        raise LedgerNotFound(ledger)
+        raise LedgerRunNotFound(ledger, run_date, [r.run_date for r in every])
     return runs[-1]
 
 

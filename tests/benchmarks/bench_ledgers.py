@@ -6,16 +6,23 @@
    mart a ledger run reads (verifications, entities, entity names, risk flags,
    officeholders, register matches) replicated from the base with new valid ABNs, the check
    and flag catalogues as they are, and the ``CURRENT`` pointer.
+   The snapshot's name index (``marts.search_names``, what names without an ABN are
+   resolved against) is bench_search's at the same size (the pipeline's own search models
+   over names drawn from 20 million generated ones, cached under ``.bench/search-<abns>``).
 3. Ledgers of ``--suppliers`` rows, ABNs drawn from the snapshot without repeats within a
    ledger (2 % of them valid ABNs the register does not hold: their ABN status FAILs), names
    as registered (5 % with a word added), states and postcodes, spends and GST flags: one customer with
-   one ledger, one with ``--ledgers`` ledgers.
-4. A warm dbt (``bvs dbt-server``, as ``make dev`` starts), then for each customer a first
+   one ledger, one with ``--ledgers`` ledgers. A share ``--without-abn`` of the rows has no
+   ABN and a name of the name index instead (5 % of them with a word added): import and the
+   first run resolve those by name.
+4. ``bvs ledger import`` of the first customer's ledger, timed as a whole process.
+5. A warm dbt (``bvs dbt-server``, as ``make dev`` starts), then for each customer a first
    ``bvs ledger run`` and ``--repeat`` nightly re-runs on the following days (each compared
    with the night before). For each run: wall time, CPU seconds of every process involved
    (this command and the dbt the warm server forked), and the peak memory of them all.
 
-    python tests/benchmarks/bench_ledgers.py --abns 20000000 --suppliers 100000 --ledgers 10
+    python tests/benchmarks/bench_ledgers.py --abns 20000000 --suppliers 100000 --ledgers 10 \
+        --without-abn 0.2
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_api  # noqa: E402  (this folder)
+import bench_search  # noqa: E402  (this folder)
 
 BENCH = ROOT / ".bench"
 BVS = str(Path(sys.executable).with_name("bvs"))
@@ -69,8 +77,9 @@ def _abn_sql(n: str) -> str:
     return f"cast(10 + ((89 - (({total}) % 89)) % 89) as varchar) || {body}"
 
 
-def big_snapshot(base: Path, abns: int) -> Path:
-    """A data folder whose serving snapshot has ``abns`` ABNs (cached)."""
+def big_snapshot(base: Path, abns: int, search: Path) -> Path:
+    """A data folder whose serving snapshot has ``abns`` ABNs and the name index of
+    ``search`` (bench_search's snapshot at the same size) (cached)."""
     from pipelines.settings import get_settings
     from pipelines.warehouse.snapshot import current_snapshot
 
@@ -124,6 +133,11 @@ def big_snapshot(base: Path, abns: int) -> Path:
     for table in AS_IS:
         con.execute(f"create table marts.{table} as select * from base.marts.{table}")
         counts[f"marts.{table}"] = con.execute(f"select count(*) from marts.{table}").fetchone()[0]
+    con.execute("attach ? as search (read_only)", [str(search)])
+    con.execute("create table marts.search_names as select * from search.marts.search_names")
+    counts["marts.search_names"] = con.execute(
+        "select count(*) from marts.search_names"
+    ).fetchone()[0]
     con.execute(
         "create table meta.snapshot as select ? as snapshot_id, now() as built_at,"
         " cast(? as date) as as_of, ? as row_counts",
@@ -150,10 +164,12 @@ def big_snapshot(base: Path, abns: int) -> Path:
     return data
 
 
-def write_ledgers(data: Path, customer: str, ledgers: int, suppliers: int, seed: int) -> None:
-    """``ledgers`` ledger files of ``suppliers`` rows each for ``customer`` (cached)."""
-    folder = data / "landing" / "ledgers" / customer
-    if folder.is_dir() and len(list(folder.glob("*.csv"))) == ledgers:
+def write_ledgers(
+    folder: Path, data: Path, ledgers: int, suppliers: int, seed: int, without_abn: float
+) -> None:
+    """``ledgers`` ledger files of ``suppliers`` rows each in ``folder`` (cached)."""
+    marker = folder / f".written-{ledgers}-{suppliers}-{without_abn}"
+    if marker.exists():
         return
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -165,33 +181,45 @@ def write_ledgers(data: Path, customer: str, ledgers: int, suppliers: int, seed:
             con.execute(f"select setseed({(seed * 1000 + i) / 1e6})").fetchall()
             frame = con.sql(
                 f"""
-                with picked as (
+                with unresolved as (
+                    select name, row_number() over () as n
+                    from (
+                        select name from marts.search_names
+                        using sample {max(int(suppliers * without_abn), 1)} rows (reservoir, {seed * 100 + i})
+                    )
+                ),
+                picked as (
                     select * from marts.entities using sample {suppliers} rows (reservoir, {seed * 100 + i})
                 ),
                 numbered as (
                     select *, row_number() over (order by abn) as n, random() as u from picked
                 )
                 select
-                    'S' || lpad(cast(n as varchar), 7, '0') as supplier_ref,
+                    'S' || lpad(cast(numbered.n as varchar), 7, '0') as supplier_ref,
                     case
-                        when u < 0.02 then {_abn_sql("900000000 + n")}  -- a valid ABN the register does not hold
+                        when numbered.n <= {int(suppliers * without_abn)} then ''
+                        when u < 0.02 then {_abn_sql("900000000 + numbered.n")}  -- a valid ABN the register does not hold
                         when u < 0.32 then substr(abn, 1, 2) || ' ' || substr(abn, 3, 3) || ' ' || substr(abn, 6, 3) || ' ' || substr(abn, 9)
                         else abn
                     end as abn,
-                    case when u > 0.95 then legal_name || ' SERVICES' else legal_name end as supplier_name,
+                    case when u > 0.95 then coalesce(unresolved.name, legal_name) || ' SERVICES'
+                        else coalesce(unresolved.name, legal_name) end as supplier_name,
                     '' as domain, '' as email, '' as phone,
                     coalesce(state, '') as state,
                     case when u > 0.9 and postcode is not null then lpad(cast((cast(postcode as integer) + 3) % 10000 as varchar), 4, '0') else coalesce(postcode, '') end as postcode,
                     '$' || format('{{:,.2f}}', round(exp(9.5 + 1.4 * (random() + random() + random() - 1.5)), 2)) as annual_spend_aud,
                     case when u < 0.6 then 'Y' else 'N' end as gst_charged
                 from numbered
-                order by n
+                left join unresolved
+                    on numbered.n = unresolved.n and numbered.n <= {int(suppliers * without_abn)}
+                order by numbered.n
                 """
             ).pl()
             frame.write_csv(folder / f"ledger-{i + 1:02d}.csv")
         assert total >= suppliers
     finally:
         con.close()
+    marker.touch()
 
 
 class TreeSampler:
@@ -298,6 +326,29 @@ def timed_run(env: dict[str, str], server: int, customer: str, day: str) -> dict
     }
 
 
+def timed_import(env: dict[str, str], file: Path, customer: str) -> dict[str, float]:
+    """``bvs ledger import`` of ``file`` as a whole process: wall, CPU, peak memory."""
+    children_before = os.times()
+    started = time.perf_counter()
+    with TreeSampler([os.getpid()], os.getpid()) as sampler:
+        result = subprocess.run(
+            [BVS, "ledger", "import", str(file), "--customer", customer, "--name", file.stem],
+            env=env, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+    wall = time.perf_counter() - started
+    children_after = os.times()
+    if result.returncode != 0:
+        raise SystemExit(f"bvs ledger import failed:\n{result.stdout}\n{result.stderr[-5000:]}")
+    summary = json.loads(result.stdout.splitlines()[-1])
+    return {
+        "wall": wall,
+        "cpu": (children_after.children_user - children_before.children_user)
+        + (children_after.children_system - children_before.children_system),
+        "peak_gb": sampler.peak / 1e9,
+        "resolved_by_name": summary.get("resolved_by_name", 0),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -311,19 +362,31 @@ def main() -> None:
         help="the second customer's ledgers (0: one customer only)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="nightly re-runs after the first")
+    parser.add_argument(
+        "--without-abn", type=float, default=0.2,
+        help="the share of each ledger's rows with no ABN, resolved by name",
+    )  # fmt: skip
     args = parser.parse_args()
 
     base = bench_api.base_snapshot()
-    data = big_snapshot(base, args.abns)
+    data = big_snapshot(base, args.abns, bench_search.build(args.abns))
     work = BENCH / f"ledgers-run-{args.abns}"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     customers = {"bench-one": 1, "bench-ten": args.ledgers}
     if not args.ledgers:
         del customers["bench-ten"]
+    files = BENCH / f"ledger-files-{args.abns}"
     for customer, count in customers.items():
         write_ledgers(
-            data, customer, count, args.suppliers, seed=7 if customer == "bench-one" else 11
+            files / customer, data, count, args.suppliers,
+            seed=7 if customer == "bench-one" else 11, without_abn=args.without_abn,
+        )  # fmt: skip
+    landing = data / "landing" / "ledgers"
+    shutil.rmtree(landing, ignore_errors=True)
+    if "bench-ten" in customers:
+        shutil.copytree(
+            files / "bench-ten", landing / "bench-ten", ignore=shutil.ignore_patterns(".*")
         )
     env = {
         **os.environ,
@@ -344,6 +407,15 @@ def main() -> None:
     log = BENCH / "bench_ledgers.log"
     lines = []
     try:
+        imported = timed_import(env, files / "bench-one" / "ledger-01.csv", "bench-one")
+        line = (
+            f"bench-one  import of {args.suppliers:,} rows"
+            f" ({int(args.suppliers * args.without_abn):,} without an ABN)"
+            f" wall {imported['wall']:6.1f} s  cpu {imported['cpu']:6.1f} s"
+            f"  peak {imported['peak_gb']:5.2f} GB  resolved by name {imported['resolved_by_name']:,}"
+        )
+        print(line, flush=True)
+        lines.append(line)
         for customer, count in customers.items():
             first = dt.date.fromisoformat(AS_OF)
             results = []

@@ -1,7 +1,7 @@
 """Would rapidfuzz serve the invoice-name review? (docs/matching.md, "rapidfuzz")
 
-The review (CONTRACT decision 13, docs/ledgers.md) scores an invoice name against every
-current name of its ABN with pg_trgm similarity after normalisation (CONTRACT decision 8)
+The review (docs/decisions/13-invoice-name.md, docs/ledgers.md) scores an invoice name against every
+current name of its ABN with pg_trgm similarity after normalisation (docs/decisions/08-similarity.md)
 and bands the best: below 0.5 FAIL, 0.5 to 0.9 WARN, 0.9 and up PASS. This compares, on the
 sample's supplier ledgers against the built warehouse, the band pg_trgm gives with the band
 each of rapidfuzz's scorers gives (score / 100, same thresholds), and times both scorers.

@@ -405,7 +405,7 @@ def test_the_published_warn_cluster_rule_is_the_declared_one(built: tuple[Path, 
 def test_the_published_identity_failure_rule_is_the_declared_one(
     built: tuple[Path, Path],
 ) -> None:
-    """dbt_project.yml's var identity_failures (CONTRACT decision 21) is the one declaration:
+    """dbt_project.yml's var identity_failures (docs/decisions/21-decisive-identity-failure.md) is the one declaration:
     marts.identity_failure_rule carries it, with the floor of its severity's band, to the API."""
     warehouse, _ = built
     declared = yaml.safe_load((DBT_PROJECT_DIR / "dbt_project.yml").read_text())["vars"]
@@ -429,7 +429,7 @@ def test_live_tiles_come_from_the_live_checks_and_the_rest_say_not_run(
     built: tuple[Path, Path],
 ) -> None:
     """Issue 21: the verification models read the live checks' tiles (live.tiles); an ABN
-    they did not run for is N/A "Not run" (CONTRACT decision 18)."""
+    they did not run for is N/A "Not run" (docs/decisions/18-a-check-that-did-not-run-is-unknown.md)."""
     warehouse, _ = built
     rows = query(warehouse, "select abn, check_id, status, reason, detail from marts.tiles"
                  " where check_id in ('domain', 'trust', 'email') order by abn, check_id")  # fmt: skip
@@ -529,6 +529,37 @@ def test_entity_names_lists_every_name_once_with_its_strongest_kind(
     trust = names[(TRUST_ABN, "The Trustee for the Smith Family Trust")]
     assert trust["name_normalised"] == "SMITH FT"
     assert names[(TRUST_ABN, "SMITH FAMILY FOUNDATION FUND")]["name_kind"] == "dgr"
+
+
+def test_the_serving_snapshot_carries_every_comment_the_warehouse_has(
+    built: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """dbt's persist_docs documents the marts in the warehouse; an analyst sent to the
+    serving snapshot reads the same table, view and column comments there."""
+    from pipelines.settings import get_settings
+    from pipelines.warehouse.snapshot import open_snapshot, publish_snapshot
+    from tests.warehouse.test_snapshot import comments_of
+
+    warehouse, _ = built
+    settings = get_settings(data_dir=tmp_path / "data", progress=False)
+    con = duckdb.connect(str(warehouse))
+    try:
+        info = publish_snapshot(con, settings, as_of=D(2026, 11, 20))
+        published = {name.split(".", 1)[1] for name in [*info.tables, *info.views]}
+        documented = {
+            key: text
+            for key, text in comments_of(con).items()
+            if key[0] == "marts" and key[1] in published
+        }
+    finally:
+        con.close()
+    with open_snapshot(settings) as snap:
+        carried = {key: text for key, text in comments_of(snap).items() if key[0] == "marts"}
+
+    columns = [key for key in documented if key[2]]
+    assert len(columns) > 300 and len(documented) - len(columns) == len(published)
+    assert len(carried) == len(documented)
+    assert carried == documented
 
 
 def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
@@ -678,7 +709,7 @@ def test_parse_needs_no_warehouse_file(tmp_path: Path) -> None:
 
 
 def test_conduct_reads_exactly_the_conduct_regulators_it_counts() -> None:
-    """CONTRACT decision 17: conduct is loaded when one of its own regulators has records
+    """docs/decisions/17-a-register-that-does-not-cover-says-nothing.md: conduct is loaded when one of its own regulators has records
     (seed check_sources), and those must be the regulators its evidence counts
     (int_check_evidence__adverse): a list that drifted would load conduct on another
     regulator's records and PASS every ABN."""

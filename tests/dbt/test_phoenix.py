@@ -3,7 +3,7 @@
 The history test loads a first ASIC company extract in which a company is deregistered,
 then a newer extract (and a newer officeholders extract) that no longer lists it, and
 shows the phoenix link still there: the snapshots remember what the extracts forget
-(CONTRACT decision 7). A warehouse that only ever saw the newer files has no link, so the
+(docs/decisions/07-history-the-extracts-forget.md). A warehouse that only ever saw the newer files has no link, so the
 test fails if the history were not kept.
 """
 

@@ -301,7 +301,7 @@ def test_ledger_job_is_partitioned_by_day_and_customer_with_its_checks() -> None
 
 
 def test_ledger_schedule_and_publish_sensor_run_out_of_the_box() -> None:
-    """SPEC 6.2, alerts within 24 hours of a material change, with no operator: the nightly
+    """docs/decisions/16-changes-between-runs.md, alerts within 24 hours of a material change, with no operator: the nightly
     re-verification and the re-verification after each publish ship running."""
     schedule = defs.resolve_schedule_def("nightly_ledger_reverification")
     sensor = defs.resolve_sensor_def("ledgers_after_publish")

@@ -7,13 +7,15 @@ import sys
 from pathlib import Path
 
 import dagster as dg
-from dagster._core.storage.dagster_run import DagsterRunStatus
-from dagster._core.test_utils import create_run_for_test
+from dagster import DagsterRunStatus
+from dagster._core.test_utils import create_run_for_test  # tests only: Dagster's own helper
 
 from pipelines.defs.resources import POOL
 from pipelines.defs.writer import (
     PID_TAG,
     STARTED_TAG,
+    UNFINISHED,
+    Bookkeeping,
     free_slots_of_dead_runs,
     pool_holders,
     process_tags,
@@ -59,3 +61,28 @@ def test_a_killed_runs_slot_is_freed_and_a_live_one_is_kept(tmp_path: Path) -> N
         skipped = free_slots_of_dead_runs(context)
     assert isinstance(skipped, dg.SkipReason)
     assert instance.get_run_by_id(live).status == DagsterRunStatus.STARTED  # type: ignore[union-attr]
+
+
+def test_the_unfinished_statuses_are_dagsters() -> None:
+    """``UNFINISHED`` is written out from the public status enum: an upgrade that adds a
+    status, or moves one between finished and not, fails here."""
+    from dagster._core.storage.dagster_run import NOT_FINISHED_STATUSES  # the check only
+
+    assert set(UNFINISHED) == set(NOT_FINISHED_STATUSES)
+
+
+def test_the_dagster_internals_the_writer_uses_are_where_it_reaches_them(tmp_path: Path) -> None:
+    """Every instance method ``Bookkeeping`` reaches that Dagster does not mark public is
+    still there under that name; and what the rest of the module calls is public."""
+    from dagster._annotations import is_public  # the check only
+
+    instance = _instance(tmp_path)
+    for name in Bookkeeping.INTERNAL:
+        found: object = instance
+        for part in name.split(".")[1:]:
+            assert hasattr(found, part), f"Dagster {dg.__version__} moved {name}: fix Bookkeeping"
+            found = getattr(found, part)
+        assert callable(found), name
+    for method in (dg.DagsterInstance.get_run_records, dg.DagsterInstance.get_run_by_id):
+        assert is_public(method), method
+    assert is_public(dg.DagsterRun.is_finished)

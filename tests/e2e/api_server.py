@@ -1,4 +1,5 @@
-"""The API server the HTTP tests talk to: uvicorn in a thread on 127.0.0.1, a fake clock."""
+"""The API server the HTTP tests talk to: uvicorn in a thread on 127.0.0.1 with the protocol
+`bvs serve` gives it (pipelines/api/server.py), a fake clock."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import requests
 import uvicorn
 
 from pipelines.api.app import create_app
+from pipelines.api.server import HTTP_PROTOCOL
 from pipelines.settings import Settings
 from pipelines.state.db import state_store
 from pipelines.state.keys import create_key
@@ -66,7 +68,14 @@ def serve(settings: Settings, clock: Clock) -> Iterator[Api]:
     port = free_port()
     app = create_app(settings, clock=clock)
     server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+        uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            lifespan="off",
+            http=HTTP_PROTOCOL,  # as `bvs serve` runs it
+        )  # fmt: skip
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

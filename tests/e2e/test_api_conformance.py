@@ -162,3 +162,34 @@ def test_the_pipeline_publishes_each_sources_cadence_with_the_snapshot(served: A
         cadences = published_cadences(con)
     assert len(loaded) > 10
     assert cadences == {name: SOURCES[name].refresh_days for name in loaded}
+
+
+def test_a_cache_false_answer_with_the_live_checks_on_is_what_the_document_says(
+    pipeline_world: dict, tmp_path_factory: pytest.TempPathFactory, inputs: dict[str, str]
+) -> None:
+    """``cache=false`` with the live checks on re-checks the live tiles at request time:
+    each carries ``checked_live_at``, which the document declares. A DNS server of the
+    test's own answers the connectivity probe and knows no domain (no internet)."""
+    from tests.live.servers import DnsServer, Zone
+
+    zone = Zone()
+    zone.add("probe.test", "A", "127.0.0.1")
+    dns_server = DnsServer(zone)
+    try:
+        data = data_copy(pipeline_world["data"], tmp_path_factory.mktemp("live") / "data")
+        settings = get_settings(
+            data_dir=data, warehouse_path=data / "warehouse.duckdb", live_checks=True,
+            live_resolvers=f"127.0.0.1:{dns_server.port}", live_probe_name="probe.test",
+            live_blocklist_zones="dbl.test",
+        )  # fmt: skip
+        for api in serve(settings, Clock(dt.datetime.now(dt.UTC))):
+            schema = load_schema(api.url)
+            key = api.key("enterprise")
+            for abn in (inputs["plain"], inputs["flagged"]):
+                answer = check_conforms(
+                    schema, f"{BASE}/verify/{{abn}}", key,
+                    path_parameters={"abn": abn}, query={"cache": "false"},
+                ).json()  # fmt: skip
+                assert "checked_live_at" in answer["checks"]["web_presence"]
+    finally:
+        dns_server.close()

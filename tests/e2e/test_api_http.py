@@ -129,7 +129,7 @@ def test_verify_by_path_and_query_carry_both_shapes_and_every_check(
         "risk_score", "checks", "notice",
     ):  # fmt: skip
         assert member in body, member
-    # SPEC 1.8, where the user reads the result
+    # docs/decisions/26-words-the-spec-requires.md, where the user reads the result
     assert (
         "not legal advice" in body["notice"] and "not an official certification" in body["notice"]
     )
@@ -333,7 +333,7 @@ def test_day_window_resets_at_midnight_in_brisbane(api: Api, abns: dict[str, str
     "api", [json.dumps({"individual": {"premium_per_month": 2}})], indirect=True
 )
 def test_premium_checks_that_never_ran_use_up_no_quota(api: Api, abns: dict[str, str]) -> None:
-    """CONTRACT decision 18: the phone and street-view checks are not run here (no provider
+    """docs/decisions/18-a-check-that-did-not-run-is-unknown.md: the phone and street-view checks are not run here (no provider
     is configured), so however many verifications a month brings, their tiles say why and
     are never "quota used up" (the counting itself: tests/state/test_limits.py)."""
     key = api.key("individual")
@@ -366,7 +366,7 @@ def test_squeeze_viper_alerts_and_health(
         "ticker", "score", "short_interest", "days_to_cover", "momentum", "volume_ratio",
         "updated_at",
     }  # fmt: skip
-    assert "not predictive" in one.json()["notice"]  # SPEC 2.6
+    assert "not predictive" in one.json()["notice"]  # docs/market.md
     listed = api.get(f"{BASE}/squeeze", key, market="ASX", limit=3).json()
     assert "not predictive" in listed["notice"]
     assert 0 < len(listed["signals"]) <= 3
@@ -473,7 +473,7 @@ def test_search_puts_the_trading_name_first_with_the_legal_name_beneath(
 def test_network_answers_for_the_abns_it_holds_with_their_phoenix_links(
     api: Api, published: Path
 ) -> None:
-    """The HTTP surface of SPEC 4.5 (its rules are tested in tests/serving/test_network.py):
+    """The HTTP surface of docs/network.md (its rules are tested in tests/serving/test_network.py):
     entities in the requested order, the unknown ABN under not_found, the phoenix link of a
     requested entity shown."""
     info = current_snapshot(get_settings(data_dir=published))
@@ -541,8 +541,10 @@ def test_openapi_document_lists_every_endpoint_with_errors(api: Api) -> None:
     verify_get = doc["paths"][f"{BASE}/verify/{{abn}}"]["get"]
     assert {"200", "400", "401", "403", "404", "429"} <= set(verify_get["responses"])
     assert verify_get["security"], "the bearer key is declared"
-    assert "not legal advice" in verify_get["description"]  # SPEC 1.8
-    assert "not predictive" in doc["paths"][f"{BASE}/squeeze"]["get"]["description"]  # SPEC 2.6
+    # docs/decisions/26-words-the-spec-requires.md
+    assert "not legal advice" in verify_get["description"]
+    # docs/market.md
+    assert "not predictive" in doc["paths"][f"{BASE}/squeeze"]["get"]["description"]
 
 
 # ------------------------------------------------------------------------------------ snapshot
@@ -766,7 +768,7 @@ def test_a_corrupt_lookup_record_is_500_without_internals(api: Api, abns: dict[s
 def test_cache_false_checks_the_live_tiles_now(
     published: Path, tmp_path: Path, abns: dict[str, str]
 ) -> None:
-    """SPEC 4.1 ``cache=false`` with the live checks on: the ABN's live tiles are checked at
+    """docs/api.md ``cache=false`` with the live checks on: the ABN's live tiles are checked at
     request time (pipelines/serving/live.py). A DNS server of the test's own answers the
     connectivity probe and knows none of the entity's candidate domains, so the web presence
     search runs and finds no site: the tiles say so instead of the snapshot's "Not run"."""
@@ -789,7 +791,7 @@ def test_cache_false_checks_the_live_tiles_now(
             assert cached["checks"]["web_presence"]["reason"].startswith("Not run")
             started = time.monotonic()
             live = api.get(f"{path}?cache=false", key).json()
-            assert time.monotonic() - started < 15  # SPEC 4.1: 2 to 15 seconds
+            assert time.monotonic() - started < 15  # docs/api.md: 2 to 15 seconds
             web = live["checks"]["web_presence"]
             assert (
                 web["reason"]

@@ -157,7 +157,7 @@ def test_every_planted_match_lands_in_its_table_with_its_method(world: dict) -> 
 def test_a_record_whose_listed_identifier_names_no_entity_is_matched_by_name_and_says_so(
     world: dict, snapshot_con: duckdb.DuckDBPyConnection
 ) -> None:
-    """CONTRACT decision 19: the record is kept (not quarantined), matched by its register's
+    """docs/decisions/19-a-records-own-identifier.md: the record is kept (not quarantined), matched by its register's
     name rule, and its match and the tile's evidence say "listed ABN/ACN ... not found"."""
     cases = [
         (c, m)
@@ -243,7 +243,7 @@ def snapshot_con(world: dict) -> Iterator[duckdb.DuckDBPyConnection]:
 def test_planted_case_verifies_as_its_spec_row_says(
     world: dict, snapshot_con: duckdb.DuckDBPyConnection, planted_case: dict
 ) -> None:
-    """One case per SPEC 3.3 rule row and 2.4 flag trigger (and its non-trigger neighbour),
+    """One case per docs/rules.md rule row and 2.4 flag trigger (and its non-trigger neighbour),
     read through the verify response the API and `bvs verify` return."""
     response = verify(snapshot_con, planted_case["abn"], as_of=dt.date.fromisoformat(AS_OF))
     if planted_case.get("check"):
@@ -320,7 +320,7 @@ def test_verify_command_of_an_unknown_abn_exits_2_as_the_api_answers_404(
 
 
 def test_search_command_labels_a_trading_name_with_the_legal_name_beneath(world: dict) -> None:
-    """SPEC 4.4 on the sample: a trading name typed in full is the first result (exact,
+    """docs/search.md on the sample: a trading name typed in full is the first result (exact,
     T3a), labelled with the trading name, the legal name beneath; --limit bounds the list;
     a blank query is refused as the API would (400 -> exit code 2)."""
     with duckdb.connect(str(_snapshot(world["data"])), read_only=True) as con:
@@ -345,7 +345,7 @@ def test_search_command_labels_a_trading_name_with_the_legal_name_beneath(world:
 
 
 def test_squeeze_scores_tell_planted_squeezers_from_calm_names(world: dict) -> None:
-    """SPEC 2.6 on a year of generated daily files: the planted squeezers (short interest
+    """docs/market.md on a year of generated daily files: the planted squeezers (short interest
     15-25 %, volume 3-6x, price up) score HIGH, the calm names LOW; `bvs squeeze` prints it."""
     planted = [m for m in world["planted"]["market"] if m["kind"] in {"squeezer", "calm"}]
     assert {m["kind"] for m in planted} == {"squeezer", "calm"}
@@ -452,7 +452,7 @@ def test_viper_finds_the_live_campaign_with_all_four_pattern_elements(world: dic
         evidence["positioning"]["short_pct_before_report"]
         > evidence["positioning"]["short_pct_earlier"]
     )
-    # by name: matched, not searched (CONTRACT decision 20): the target's name written with
+    # by name: matched, not searched (docs/decisions/20-names-given-are-matched.md): the target's name written with
     # "and" for "&" and "Limited" for "Ltd" finds the same campaign; a part of it does not
     name = response["target_name"]
     spelled = name.replace("&", "and").replace(" LTD", " Limited").title()

@@ -370,7 +370,12 @@ def test_a_tampered_audit_trail_is_detected(ledgers: dict[str, Any]) -> None:
 def test_the_monthly_report_as_csv_reads_back_with_every_tile(
     ledgers: dict[str, Any], tmp_path: Path
 ) -> None:
+    """Columns named in words ("ABN status: result"), the ABN grouped as the ABR writes it
+    so that a spreadsheet keeps it as text."""
     import csv
+
+    from pipelines.ledgers.report import words
+    from tests.ledgers.report_history import seed
 
     out = tmp_path / "report.csv"
     result = bvs(["ledger", "report", "--customer", "harbour-health", "--month", AS_OF[:7],
@@ -382,17 +387,20 @@ def test_the_monthly_report_as_csv_reads_back_with_every_tile(
     assert len(rows) == len(shown["suppliers"])
     check_ids = list(next(s for s in shown["suppliers"] if s["checks"])["checks"])
     assert len(check_ids) == 36
-    by_line = {int(r["line"]): r for r in rows}
+    names = {c["check_id"]: c["check_name"] for c in seed("check_weights")}
+    by_line = {int(r["Line"]): r for r in rows}
     for supplier in shown["suppliers"][:60]:
         row = by_line[supplier["line"]]
-        assert row["supplier_ref"] == (supplier["supplier_ref"] or "")
-        assert row["resolution"] == supplier["resolution"]
+        assert row["Supplier ref"] == (supplier["supplier_ref"] or "")
+        assert row["ABN"] == words.abn(supplier["abn"])
+        assert row["Resolution"] == words.resolution(supplier["resolution"])
         for check_id in check_ids:
             expected = supplier["checks"][check_id]["status"] if supplier["checks"] else ""
-            assert row[f"{check_id}_status"] == expected
-        assert row["identity_failures"] == " ".join(supplier["risk"]["identity_failures"])
+            assert row[f"{names[check_id]}: result"] == expected
+        assert row["Identity failures"] == " ".join(supplier["risk"]["identity_failures"])
+    assert all(len(r["ABN"]) in (0, 14) for r in rows)  # "53 004 085 616"
     case = _case(ledgers, "ledger/changes/ages-into-pass")
-    assert int(by_line[case["line"]]["changes_in_month"]) >= 2
+    assert int(by_line[case["line"]]["Changes in month"]) >= 2
 
 
 def test_the_monthly_report_as_pdf_for_a_finance_person(
@@ -567,7 +575,7 @@ LEVEL_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3, None: 4}
 def test_a_decisive_identity_failure_is_never_low_risk_and_comes_first(
     ledger_api: Any, ledgers: dict[str, Any]
 ) -> None:
-    """CONTRACT decision 21: every supplier with abn_status, company_status, insolvency or gst
+    """docs/decisions/21-decisive-identity-failure.md: every supplier with abn_status, company_status, insolvency or gst
     FAIL (the ledger rules applied: a cancelled ABN, a name that differs materially, GST charged
     while unregistered) is at least high and its risk names those tiles; the API's default
     order is the report's act-first order, `order=line` the file's."""

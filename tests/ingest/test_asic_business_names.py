@@ -81,8 +81,7 @@ def test_missing_abn_spellings_are_null() -> None:
 
 
 def test_bad_rows_are_quarantined_at_their_lines() -> None:
-    """A registration whose listed ABN fails its check digits is kept as listed (CONTRACT
-    decision 19: the matching finds it names no entity and matches it by name); the rest of
+    """A registration whose listed ABN fails its check digits is kept as listed (docs/decisions/19-a-records-own-identifier.md: the matching finds it names no entity and matches it by name); the rest of
     the malformed rows are quarantined."""
     physical = (FIXTURES / "business_names_bad_rows.csv").read_bytes().split(b"\r\n")
     batch = parse_all(fixture("business_names_bad_rows.csv"))

@@ -116,7 +116,7 @@ BAD_ROWS = [
     (4, "invalid ACN in ACN: '004000007'"),
     (5, "expected 15 fields, found 16"),
     (8, "expected 15 fields, found 3"),
-    # line 9 lists an ABN that fails its check digits: kept as listed (CONTRACT decision 19);
+    # line 9 lists an ABN that fails its check digits: kept as listed (docs/decisions/19-a-records-own-identifier.md);
     # its ACN, the company's own key, is valid
     (10, "bad date in Current Name Start Date (expected DD/MM/YYYY): '2015-07-01'"),
     (11, "empty ACN"),

@@ -73,7 +73,7 @@ def test_a_register_column_added_to_the_declaration_reaches_the_spec(tmp_path: P
         ",".join(f'"{h}"' for h in header) + "\n" + ",".join(f'"{row[h]}"' for h in header) + "\n"
     )
     (batch,) = read_delimited(LandingFile(path), spec)
-    # the ABN fails its check digits: a listed identifier, kept as listed (CONTRACT decision 19)
+    # the ABN fails its check digits: a listed identifier, kept as listed (docs/decisions/19-a-records-own-identifier.md)
     assert batch.tables["banned_persons"].column("bd_per_abn").to_pylist() == ["1"]
     assert batch.quarantine == []
 
@@ -114,7 +114,7 @@ def test_every_source_table_is_read_by_its_declared_layout() -> None:
 
 def test_key_identifier_columns_of_a_declaration_get_check_digit_checks() -> None:
     """A key identifier (the record's own identity) is checked; one a record only lists is
-    kept as listed (CONTRACT decision 19) and gets no blocking check."""
+    kept as listed (docs/decisions/19-a-records-own-identifier.md) and gets no blocking check."""
     layout = _with(
         t.GAZETTE_NOTICES,
         t.Column("liquidator_abn", "abn", key=True),

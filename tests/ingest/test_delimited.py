@@ -410,7 +410,7 @@ def test_quarantine_lists_every_reason_for_a_row(tmp_path: Path) -> None:
 
 
 def test_a_listed_identifier_failing_its_check_digits_is_kept_as_listed(tmp_path: Path) -> None:
-    """CONTRACT decision 19: a record is never quarantined for the identifier it lists alone;
+    """docs/decisions/19-a-records-own-identifier.md: a record is never quarantined for the identifier it lists alone;
     the identifier is kept as listed (cleaned) and the matching finds it names no entity. A key
     identifier (the record's own, not null) is still checked: KEYED_NUMBER_SCHEMA above."""
     content = HEADER + "\nA\t12 345 678 901\t01/02/2020\tx\nB\t51824753556\t01/02/2020\t\n"

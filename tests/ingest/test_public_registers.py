@@ -134,7 +134,7 @@ def test_afs_licensees_fields_span_lines_and_abn_or_acn(tmp_path: Path) -> None:
     )
     assert first["afs_lic_abn_acn"] == ABN and second["afs_lic_abn_acn"] == ACN
     assert second["source_line"] == 4  # the first record spanned lines 2 and 3
-    # neither a valid ABN nor ACN: kept as listed (CONTRACT decision 19), not quarantined
+    # neither a valid ABN nor ACN: kept as listed (docs/decisions/19-a-records-own-identifier.md), not quarantined
     assert third["afs_lic_abn_acn"] == "12345678901" and batch.quarantine == []
 
 

@@ -1,5 +1,5 @@
 """One DNS server and one HTTP(S) server for every live-check test (session scope), with
-test zones: the SPEC 3.3 rows' cases, each a domain of its own."""
+test zones: the docs/rules.md rows' cases, each a domain of its own."""
 
 from __future__ import annotations
 

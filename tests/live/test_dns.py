@@ -337,7 +337,7 @@ def test_email_is_not_pass_when_no_blocklist_answered(
     countdown: bool,
 ) -> None:  # fmt: skip
     """Issue 34 item 6: "not blocklisted" needs a zone that answered; without one the e-mail
-    tile is N/A with the reason (CONTRACT decision 18), and trust is N/A too."""
+    tile is N/A with the reason (docs/decisions/18-a-check-that-did-not-run-is-unknown.md), and trust is N/A too."""
     email_domain_with_mail(live_world, name)
     zone_answers(crafted, name, *answers)
     tiles = entity_tiles(make_checker(dns_timeout=TIMEOUT), domain=name)

@@ -352,7 +352,7 @@ def test_verify_live_refreshes_the_tiles_and_recomputes_warn_cluster(
     assert out["risk"]["flags"] == []
     assert out["assurance_score"] > 50.0
     assert out["risk"]["identity_failures"] == [] and out["risk"]["level"] == "low"
-    # a decisive identity failure of the snapshot's answer (CONTRACT decision 21) keeps the
+    # a decisive identity failure of the snapshot's answer (docs/decisions/21-decisive-identity-failure.md) keeps the
     # refreshed risk at least high, whatever the live tiles add to the score
     response = _response(ACME, "ACME PTY LTD")
     response["checks"]["web_presence"]["detail"] = {

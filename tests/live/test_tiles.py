@@ -1,4 +1,4 @@
-"""Every SPEC 3.3 row of the live checks, against the DNS and HTTP(S) servers of conftest.py
+"""Every docs/rules.md row of the live checks, against the DNS and HTTP(S) servers of conftest.py
 (real dnspython and requests clients, no mocks). One row, one case, the SPEC's words in its id."""
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def test_email_rows(
 def test_blocklist_rate_limit_answers_are_filtered_out(
     make_checker: Callable[..., LiveChecker],
 ) -> None:
-    """SPEC 3.3: a 127.255.255.x answer is never a listing; the zone is unknown until retry."""
+    """docs/rules.md: a 127.255.255.x answer is never a listing; the zone is unknown until retry."""
     t = tiles_for(make_checker(), domain="blratelimit.com.au")
     assert t["email"].status == "PASS"
     assert t["domain"].status == "PASS"

@@ -1,4 +1,4 @@
-"""Stale data: one rule (CONTRACT decision 10), the cadence read from the snapshot."""
+"""Stale data: one rule (docs/decisions/10-stale-data-is-reported.md), the cadence read from the snapshot."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def test_a_snapshot_published_without_cadences_reports_nothing_stale(
 def test_the_spec_s_weekly_registers_are_stale_a_week_after_their_extract(
     source: str, days: int
 ) -> None:
-    """SPEC 3.3 (financial advisers register, banned and disqualified: "weekly") and the data
+    """docs/rules.md (financial advisers register, banned and disqualified: "weekly") and the data
     freshness table: a week-old extract is fresh, eight days old is stale, not a month."""
     from pipelines.ingest.sources import SOURCES
 

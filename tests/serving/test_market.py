@@ -1,4 +1,4 @@
-"""The squeeze, viper and activist answers (SPEC 2.6, 2.7, 4.2, 4.3) on a small DuckDB.
+"""The squeeze, viper and activist answers (docs/market.md) on a small DuckDB.
 
 The marts are written by hand with the columns the serving functions read, as of
 2026-11-26. The rules behind them (scores, tiers, live campaigns) are the dbt models' and are
@@ -136,7 +136,7 @@ def con(tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
 def test_single_and_list_squeeze_answers_use_one_tier_vocabulary(
     con: duckdb.DuckDBPyConnection,
 ) -> None:
-    """One vocabulary (SPEC 2.6 signal_tier): a single answer no longer says MED beside medium."""
+    """One vocabulary (docs/market.md signal_tier): a single answer no longer says MED beside medium."""
     one = market.squeeze_ticker(con, "ANZ")
     assert one["signal_tier"] == "medium"
     assert "tier" not in one
@@ -215,7 +215,7 @@ def test_viper_malformed_ticker_is_400(con: duckdb.DuckDBPyConnection) -> None:
 def test_viper_by_name_finds_the_company_whatever_its_legal_form_or_ampersand(
     con: duckdb.DuckDBPyConnection, name: str
 ) -> None:
-    """CONTRACT decision 20: a name is matched, not searched; "Ltd" for "Limited" or "and"
+    """docs/decisions/20-names-given-are-matched.md: a name is matched, not searched; "Ltd" for "Limited" or "and"
     for "&" never changes the answer: the live campaign on UAS, at 100, best first."""
     body = market.viper(con, name=name)
     assert (body["ticker"], body["current_risk_score"], body["active_campaigns"]) == (
@@ -262,7 +262,7 @@ def test_a_live_campaign_has_a_score_and_no_reason(con: duckdb.DuckDBPyConnectio
 def test_a_null_pattern_match_score_says_why_beside_present_evidence(
     con: duckdb.DuckDBPyConnection, ticker: str, words: str
 ) -> None:
-    """SPEC 2.7 scores only a live campaign: four elements present and no score is right,
+    """docs/market.md scores only a live campaign: four elements present and no score is right,
     and the answer says why."""
     body = market.viper(con, ticker=ticker)
     assert body["pattern_match_score"] is None

@@ -1,4 +1,4 @@
-"""Network analysis (SPEC 4.5): shared directors, shared addresses and phoenix links.
+"""Network analysis (docs/network.md): shared directors, shared addresses and phoenix links.
 
 The fixture registers go through the real dbt models (entities, the officeholder history,
 network_officeholders, phoenix_links) into a published serving snapshot, and ``network()``

@@ -1,4 +1,4 @@
-"""The home-page search (SPEC 4.4): each tier's rule, the ranking, the label, the errors.
+"""The home-page search (docs/search.md): each tier's rule, the ranking, the label, the errors.
 
 The fixture names go through the real dbt models (entities, entity_names and the search
 marts) into a published serving snapshot, and ``search()`` reads that snapshot, so every

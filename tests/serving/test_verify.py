@@ -122,7 +122,7 @@ def test_abns_are_cleaned_and_checked() -> None:
 
 
 def test_only_premium_checks_that_ran_are_charged() -> None:
-    """CONTRACT decision 18: a premium check uses up quota only when it actually ran."""
+    """docs/decisions/18-a-check-that-did-not-run-is-unknown.md: a premium check uses up quota only when it actually ran."""
     from pipelines.serving.verify import premium_checks_run
 
     tiles = {

@@ -1,4 +1,4 @@
-"""Rate-limit counting (SPEC 8, CONTRACT decision 11) on the state database itself.
+"""Rate-limit counting (docs/api.md, docs/decisions/11-rate-limit-headers.md) on the state database itself.
 
 The HTTP tests (tests/e2e/test_api_http.py) check the headers, the windows and 200
 parallel requests through two workers; these check the counter rules underneath: admitted
@@ -138,9 +138,9 @@ def test_write_lock_excludes_another_process(engine: sa.Engine, settings: Settin
 
 
 def test_premium_quota_counts_per_month_in_brisbane_and_then_limits(settings: Settings) -> None:
-    """SPEC 2.2 / 8.8: an Individual key's premium checks (phone, street view) count against a
+    """docs/ledgers.md / 8.8: an Individual key's premium checks (phone, street view) count against a
     monthly quota; past it they come back limited until the 1st of the next month, Brisbane
-    time. The API charges only the premium checks that ran (CONTRACT decision 18); none do
+    time. The API charges only the premium checks that ran (docs/decisions/18-a-check-that-did-not-run-is-unknown.md); none do
     in this deployment yet, so the counting is tested here, on the gatekeeper itself."""
     from pipelines.api.app import Gatekeeper
     from pipelines.state.keys import create_key

@@ -1,4 +1,4 @@
-"""Watches and alerts (SPEC 2.9, 6): a crossing from below alerts once, staying above does not."""
+"""Watches and alerts (docs/market.md, docs/decisions/16-changes-between-runs.md): a crossing from below alerts once, staying above does not."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def test_a_first_scored_day_above_the_threshold_is_a_crossing(engine) -> None:
 
 
 def test_a_live_campaign_on_a_watched_ticker_or_name_alerts_once(engine) -> None:
-    """A company name is matched, not searched (CONTRACT decision 20): "and" for "&" and
+    """A company name is matched, not searched (docs/decisions/20-names-given-are-matched.md): "and" for "&" and
     "Limited" for "Ltd" are the same name; a part of the name is not a match."""
     add_watch(engine, "alice", "activist", ticker="UAS", now=CREATED)
     add_watch(engine, "bob", "activist", company_name="Infinity Nova Oil and Gas", now=CREATED)

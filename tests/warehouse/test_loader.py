@@ -410,7 +410,7 @@ def test_public_registers_read_only_the_newest_file_with_quarantine(
     good = 2 if source == "asic_afs_licensees" else 3
     assert loaded == [("register_20250201.csv", good)]
     # AFS: the first record spans lines 2-3, the bad date is on 4 (its listed ABN failing its
-    # check digits alone would not quarantine it: CONTRACT decision 19); advisers: the tab row
+    # check digits alone would not quarantine it: docs/decisions/19-a-records-own-identifier.md); advisers: the tab row
     assert quarantined == [("register_20250201.csv", 4)]
     assert manifest == [("register_20250201.csv",)]
     with warehouse(settings) as con:

@@ -24,9 +24,12 @@ from pipelines.warehouse.meta import ensure_meta
 from pipelines.warehouse.snapshot import (
     SnapshotError,
     current_snapshot,
+    flush,
     list_snapshots,
     open_snapshot,
+    publish,
     publish_snapshot,
+    verify,
     verify_snapshot,
 )
 
@@ -255,6 +258,58 @@ def test_writer_keeps_working_after_publishing(
     assert publish_snapshot(writer, settings, as_of=AS_OF).tables["marts.companies"] == 4
 
 
+def comments_of(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str, str], str]:
+    """Every comment on a table, view or column of the database ``con`` opened:
+    (schema, table or view, column or "") -> text."""
+    rows = con.execute(
+        """
+        select schema_name, table_name, '', comment from duckdb_tables()
+        where database_name = current_database() and comment is not null
+        union all
+        select schema_name, view_name, '', comment from duckdb_views()
+        where database_name = current_database() and not internal and comment is not null
+        union all
+        select schema_name, table_name, column_name, comment from duckdb_columns()
+        where database_name = current_database() and comment is not null
+        """
+    ).fetchall()
+    return {(str(s), str(t), str(c)): str(text) for s, t, c, text in rows}
+
+
+def test_publish_carries_the_warehouse_comments(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    """What dbt's persist_docs writes in the warehouse, an analyst reads in the snapshot too:
+    on tables, views, their columns and the extra tables, the text as it is."""
+    documented = {
+        ("marts", "companies", ""): "One row per company.",
+        ("marts", "companies", "abn"): "The company's ABN: 11 digits.",
+        ("marts", "Odd Name", ""): 'A "quoted" name,\nover two lines',
+        ("marts", "Odd Name", "a column"): "",
+        ("marts", "named_companies", ""): "The companies named 'Company 1…'.",
+        ("marts", "named_companies", "name"): "As registered.",
+        ("meta", "loads", ""): "Every load attempt.",
+        ("meta", "loads", "load_id"): "The load.",
+    }
+    for (schema, name, column), text in documented.items():
+        kind = "view" if name == "named_companies" and not column else "table"
+        target = ".".join(f'"{part}"' for part in (schema, name, column) if part)
+        literal = "'" + text.replace("'", "''") + "'"
+        writer.execute(f"comment on {'column' if column else kind} {target} is {literal}")
+    writer.execute("comment on table meta.manifest is 'not published'")
+    assert comments_of(writer) == documented | {("meta", "manifest", ""): "not published"}
+
+    publish_snapshot(writer, settings, as_of=AS_OF, extra_tables=["meta.loads"])
+
+    with open_snapshot(settings) as con:
+        assert comments_of(con) == documented
+        # a column the warehouse does not document has none
+        assert con.execute(
+            "select comment from duckdb_columns() "
+            "where table_name = 'companies' and column_name = 'name'"
+        ).fetchall() == [(None,)]
+
+
 # --- verification --------------------------------------------------------------------------
 
 
@@ -268,7 +323,7 @@ def commands(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
         seen.append(command)
         return real_run(command, **kwargs)  # type: ignore[call-overload,no-any-return]
 
-    monkeypatch.setattr(snapshot.subprocess, "run", spy)
+    monkeypatch.setattr(verify.subprocess, "run", spy)
     return seen
 
 
@@ -346,7 +401,7 @@ def test_failed_verification_deletes_the_new_file_and_leaves_current_alone(
 ) -> None:
     first = publish_snapshot(writer, settings, as_of=AS_OF)
     pointer_before = (settings.serving_dir / "CURRENT").read_bytes()
-    real_build = snapshot._build
+    real_build = publish.build_snapshot_file
 
     def build_with_wrong_counts(
         *args: object, **kwargs: object
@@ -354,7 +409,7 @@ def test_failed_verification_deletes_the_new_file_and_leaves_current_alone(
         counts, views = real_build(*args, **kwargs)  # type: ignore[arg-type]
         return counts | {"marts.companies": counts["marts.companies"] + 1}, views
 
-    monkeypatch.setattr(snapshot, "_build", build_with_wrong_counts)
+    monkeypatch.setattr(publish, "build_snapshot_file", build_with_wrong_counts)
     writer.execute("insert into marts.companies values ('99999999999', 'New')")
 
     with pytest.raises(SnapshotError, match="marts.companies has 4 rows, expected 5"):
@@ -437,7 +492,7 @@ def test_a_failed_pointer_write_leaves_the_old_pointer(
             raise OSError("disk full")
         real_replace(src, dst)
 
-    monkeypatch.setattr(snapshot.os, "replace", replace)
+    monkeypatch.setattr(os, "replace", replace)
     with pytest.raises(OSError, match="disk full"):
         publish_snapshot(writer, settings, as_of=AS_OF)
 
@@ -559,7 +614,7 @@ def test_files_being_published_are_flushed_as_they_are_written(
     evict(probe)  # skips on a file system that keeps files in memory
     path = tmp_path / "20261120T000000Z-abc.duckdb.tmp"
     other = tmp_path / "another.duckdb.tmp"  # not this publish's: never flushed
-    with snapshot._flushed_as_written(tmp_path, "20261120T000000Z-abc", every):
+    with flush.flushed_as_written(tmp_path, "20261120T000000Z-abc", every):
         for file in (path, other):
             with open(file, "wb") as handle:
                 handle.write(os.urandom(8 * 1024 * 1024))
@@ -615,7 +670,7 @@ def test_the_verify_subprocess_reads_with_the_threads_it_is_given(
         opened.append(int(con.execute("select current_setting('threads')").fetchone()[0]))
         return con
 
-    monkeypatch.setattr(snapshot.duckdb, "connect", connect)
+    monkeypatch.setattr(verify.duckdb, "connect", connect)
     expected = json.dumps(info.tables)
     argv = ["verify", str(info.path), expected, "--snapshot-id", info.snapshot_id]
     argv += ["--views", json.dumps(info.views)]

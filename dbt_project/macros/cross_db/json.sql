@@ -38,7 +38,7 @@
 
 {#
     A JSON object of `pairs`, with `note` (a (key, expression) pair) added only where its value
-    is not null: a note few rows carry (identifier_note, CONTRACT decision 19) stays out of the
+    is not null: a note few rows carry (identifier_note, docs/decisions/19-a-records-own-identifier.md) stays out of the
     others' JSON.
 #}
 {% macro json_object_noting(pairs, note) -%}

@@ -1,5 +1,5 @@
 {#
-    The Squeeze Score's transforms (SPEC 2.6; docs/market.md, "What each class is scaled
+    The Squeeze Score's transforms (docs/market.md, "What each class is scaled
     on"): each signal scaled to 0-100 on a basis that means the same for its instrument
     class, linear between two anchors and clamped.
 
@@ -59,7 +59,7 @@
     end
 {%- endmacro %}
 
-{#  SPEC 2.6: "composite of four equally weighted signals". A composite of fewer signals is
+{#  docs/market.md: "composite of four equally weighted signals". A composite of fewer signals is
     their mean (a signal that could not be computed is unknown, not zero), but it may not
     claim a tier they could not reach in a composite of four: there k signals carry at most
     25 k points (three: 75, HIGH; two: 50, MED; one: 25, LOW), so the score stops at the top

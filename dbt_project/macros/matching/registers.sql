@@ -12,7 +12,7 @@
 {%- endmacro %}
 
 {#
-    A record's own identifier (CONTRACT decision 19): true when the ABN or ACN the record
+    A record's own identifier (docs/decisions/19-a-records-own-identifier.md): true when the ABN or ACN the record
     lists names an entity of the warehouse (the record is then matched by it alone), false
     when it lists one that names no entity (it fails its check digit, or no ABR record has
     it: "listed ABN not found", and the record is matched by its register's name rule), null
@@ -140,7 +140,7 @@ select * from final
 
     `rule`:
       'similarity'  pg_trgm similarity of the normalised names at least `threshold`
-                    (banned persons: SPEC 3.3 "person name similarity at least 0.75");
+                    (banned persons: docs/rules.md "person name similarity at least 0.75");
       'compatible'  the person-name rule of macros/persons.sql (same surname, compatible
                     given names; liquidators, advisers).
     Both join on the surname and the first initial first (people are blocked by them: every

@@ -1,5 +1,5 @@
 {#
-    pg_trgm trigrams in SQL (CONTRACT decision 8; the Python twin is
+    pg_trgm trigrams in SQL (docs/decisions/08-similarity.md; the Python twin is
     pipelines/matching/trigram.py, held equal by tests/matching/test_trigram_sql.py).
 
     pg_trgm splits a string into words of letters and digits, pads each word with two spaces
@@ -70,8 +70,8 @@
 {%- endmacro %}
 
 {#
-    Whether a similarity meets a register's threshold: SPEC 3.3 says "above" (strictly
-    greater) for some registers and "at least" for others (CONTRACT decision 8). Scores are
+    Whether a similarity meets a register's threshold: docs/rules.md says "above" (strictly
+    greater) for some registers and "at least" for others (docs/decisions/08-similarity.md). Scores are
     compared after rounding to 6 decimals, as pg_trgm's float4 result would be.
 #}
 {% macro similarity_meets(score, threshold, inclusive) -%}

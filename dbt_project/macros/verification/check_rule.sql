@@ -1,6 +1,6 @@
 {#
     One check's outcome rules as data: an ordered list of (SQL condition, rule row). The
-    first condition that holds decides; the rule row is the SPEC 3.3 row it implements,
+    first condition that holds decides; the rule row is the docs/rules.md row it implements,
     written "condition => STATUS", and the status is read from it (the word after "=>").
     Gives three columns: <check_id>_status, <check_id>_reason (the rule row that decided)
     and <check_id>_detail (the evidence, JSON text).

@@ -19,7 +19,7 @@
 {#
     Checks that need a live lookup (pipelines/live, run by the asset live/tiles for ledger
     suppliers and ABNs with a known domain) or an input the caller supplies: an ABN they
-    did not run for is N/A with this reason (SPEC 3.3; CONTRACT decisions 2 and 18).
+    did not run for is N/A with this reason (docs/rules.md; decisions 2 and 18 in docs/decisions/).
 #}
 {% macro live_check_reasons() -%}
     {%- set not_checked = 'not checked live: the pipeline checks ledger suppliers and ABNs with a known domain (bvs verify --live checks any ABN)' -%}
@@ -48,7 +48,7 @@
 {%- endmacro %}
 
 {#
-    The risk flag ids of CONTRACT.md (SPEC 2.4), in its order. The seed `flag_definitions`
+    The risk flag ids of CONTRACT.md (docs/rules.md#risk-flags), in its order. The seed `flag_definitions`
     holds the same ids with severities (mart `flags`, published with every snapshot).
 #}
 {% macro flag_ids() -%}

@@ -8,7 +8,7 @@
     id, e.g. 'weights.{check}_weight'.
 #}
 
-{# SPEC 3.2: PASS scores the full weight, WARN half, FAIL nothing; N/A counts on neither side. #}
+{# docs/rules.md#assurance-score: PASS scores the full weight, WARN half, FAIL nothing; N/A counts on neither side. #}
 {% macro assurance_points(weight_pattern) -%}
     (
         {%- for check_id in bvs.check_ids() %}
@@ -60,7 +60,7 @@
 {%- endmacro %}
 
 {#
-    A decisive identity failure (CONTRACT decision 21): a FAIL on one of the rule's checks
+    A decisive identity failure (docs/decisions/21-decisive-identity-failure.md): a FAIL on one of the rule's checks
     (var `identity_failures`) puts the risk score at least at the floor of its severity's
     band. Over a row's <check>_status columns.
 #}
@@ -114,12 +114,12 @@
 {%- endmacro %}
 
 {#
-    WARN_CLUSTER (SPEC 2.4): four or more WARN tiles (var `warn_cluster`: min_warns) while the
+    WARN_CLUSTER (docs/rules.md#risk-flags): four or more WARN tiles (var `warn_cluster`: min_warns) while the
     entity has no domain or no web presence. The domain-cascade filter (cascade_checks) comes first: with no domain, the web, WHOIS, e-mail,
     trust and street-view WARNs are not counted (they only echo the missing domain). No
     domain = the domain check ran and found none (N/A); no web presence = the web check ran
     and found no live site (N/A or FAIL). A live check that did not run ("Not run: ..."
-    reasons) is unknown, not negative (CONTRACT decision 18): until the live checks run,
+    reasons) is unknown, not negative (docs/decisions/18-a-check-that-did-not-run-is-unknown.md): until the live checks run,
     WARN_CLUSTER does not fire. Three columns over a row's <check>_status and _reason columns.
 #}
 

@@ -10,6 +10,7 @@ from fastapi.responses import Response
 from pipelines.api import models
 from pipelines.api.deps import Cursor, Snapshot
 from pipelines.api.errors import documented
+from pipelines.api.params import SEARCH_PATTERN
 from pipelines.api.render import json_response
 from pipelines.serving import search as search_limits
 from pipelines.serving.search import search
@@ -26,9 +27,24 @@ router = APIRouter(tags=["search"])
 def search_names(
     snap: Snapshot,
     cur: Cursor,
-    q: Annotated[str, Query(description="name or words to look for", examples=["acme"])],
+    q: Annotated[
+        str,
+        Query(
+            description=f"name or words to look for: 1 to {search_limits.MAX_QUERY_LENGTH}"
+            " characters, at least one an ASCII letter or digit",
+            examples=["acme"],
+            min_length=1,
+            max_length=search_limits.MAX_QUERY_LENGTH,
+            pattern=SEARCH_PATTERN,
+        ),
+    ],
     limit: Annotated[
-        int, Query(description=f"1 to {search_limits.MAX_LIMIT} results")
+        int,
+        Query(
+            ge=1,
+            le=search_limits.MAX_LIMIT,
+            description=f"1 to {search_limits.MAX_LIMIT} results",
+        ),
     ] = search_limits.DEFAULT_LIMIT,
 ) -> Response:
     return json_response({**search(cur, q, limit=limit), "snapshot_id": snap.info.snapshot_id})

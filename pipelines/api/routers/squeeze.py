@@ -10,6 +10,7 @@ from fastapi.responses import Response
 from pipelines.api import models
 from pipelines.api.deps import Cursor
 from pipelines.api.errors import documented
+from pipelines.api.params import TICKER_MAX_LENGTH, TICKER_PATTERN, any_case
 from pipelines.api.render import json_response
 from pipelines.serving import notices
 from pipelines.serving.market import MARKETS, MAX_LIMIT, TIERS, squeeze_list, squeeze_ticker
@@ -27,7 +28,13 @@ router = APIRouter(tags=["squeeze"])
 def squeeze_one(
     cur: Cursor,
     ticker: Annotated[
-        str, Path(description="ASX ticker, crypto or forex symbol", examples=["BTC"])
+        str,
+        Path(
+            description="ASX ticker, crypto or forex symbol (AUD/USD or AUDUSD)",
+            examples=["BTC"],
+            pattern=TICKER_PATTERN,
+            max_length=TICKER_MAX_LENGTH,
+        ),
     ],
 ) -> Response:
     return json_response(squeeze_ticker(cur, ticker))
@@ -43,11 +50,18 @@ def squeeze_one(
 def squeeze_many(
     cur: Cursor,
     market: Annotated[
-        str | None, Query(description=f"one of {', '.join(MARKETS)} (any case)")
+        str | None,
+        Query(description=f"one of {', '.join(MARKETS)} (any case)", pattern=any_case(MARKETS)),
     ] = None,
     tier: Annotated[
-        str | None, Query(description=f"one of {', '.join(TIERS)}: extreme is a score above 85")
+        str | None,
+        Query(
+            description=f"one of {', '.join(TIERS)} (any case): extreme is a score above 85",
+            pattern=any_case(TIERS),
+        ),
     ] = None,
-    limit: Annotated[int | None, Query(description=f"1 to {MAX_LIMIT}; default 50")] = None,
+    limit: Annotated[
+        int | None, Query(ge=1, le=MAX_LIMIT, description=f"1 to {MAX_LIMIT}; default 50")
+    ] = None,
 ) -> Response:
     return json_response(squeeze_list(cur, market=market, tier=tier, limit=limit))

@@ -14,6 +14,12 @@ from starlette.concurrency import run_in_threadpool
 from pipelines.api import models
 from pipelines.api.deps import Admitted, Snapshot
 from pipelines.api.errors import SNAPSHOT_UNREADABLE, ApiError, documented
+from pipelines.api.params import (
+    ABN_FORMAT,
+    ABN_PATTERN,
+    check_ids,
+    check_list_pattern,
+)
 from pipelines.api.render import dumps
 from pipelines.api.snapshots import Served
 from pipelines.serving import notices
@@ -173,7 +179,9 @@ CACHE_DOC = (
     " be returned (`cached: true`); false: always rendered from the snapshot now, and with"
     " the live checks on, its live tiles (domain, e-mail, web, trust, reviews) checked now"
 )
-ChecksParam = Annotated[str | None, Query(description=CHECKS_DOC)]
+ChecksParam = Annotated[
+    str | None, Query(description=CHECKS_DOC, pattern=check_list_pattern(check_ids()))
+]
 CacheParam = Annotated[bool, Query(description=CACHE_DOC)]
 RESPONSES = documented(400, 401, 403, 404, 429, 503)
 
@@ -189,7 +197,15 @@ async def verify_by_path(
     request: Request,
     admission: Admitted,
     snap: Snapshot,
-    abn: Annotated[str, Path(description=ABN_DOC, examples=["53004085616"])],
+    abn: Annotated[
+        str,
+        Path(
+            description=ABN_DOC,
+            examples=["53004085616"],
+            pattern=ABN_PATTERN,
+            json_schema_extra={"format": ABN_FORMAT},
+        ),
+    ],
     checks: ChecksParam = None,
     cache: CacheParam = True,
 ) -> Response:
@@ -207,7 +223,15 @@ async def verify_by_query(
     request: Request,
     admission: Admitted,
     snap: Snapshot,
-    abn: Annotated[str, Query(description=ABN_DOC, examples=["53004085616"])],
+    abn: Annotated[
+        str,
+        Query(
+            description=ABN_DOC,
+            examples=["53004085616"],
+            pattern=ABN_PATTERN,
+            json_schema_extra={"format": ABN_FORMAT},
+        ),
+    ],
     checks: ChecksParam = None,
     cache: CacheParam = True,
 ) -> Response:

@@ -2,25 +2,25 @@
 is parsed here but under `dagster dev` or in a fresh clone, and no asset is built (the register models: ``dbt.py``; the supplier
 ledgers': ``defs/ledgers``), so each area imports only what it needs."""
 
+import fcntl
 import os
 import re
 import shutil
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cached_property
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
-from dagster._utils import run_with_concurrent_update_guard
 from dagster_dbt import (
     DagsterDbtTranslator,
     DagsterDbtTranslatorSettings,
     DbtCliInvocation,
     DbtCliResource,
     DbtProject,
+    DbtProjectPreparer,
 )
-from dagster_dbt.dbt_project import DbtProjectPreparer
 from dagster_shared.record import replace
 from packaging import version
 
@@ -49,10 +49,21 @@ class BvsDbtProjectPreparer(DbtProjectPreparer):
         project.manifest_path.parent.mkdir(parents=True, exist_ok=True)
 
         # several processes may load the definitions at once (`dagster dev`): one parses
-        def parse() -> None:
-            prepare_manifest(settings)
+        once(project.manifest_path, lambda: prepare_manifest(settings))
 
-        run_with_concurrent_update_guard(project.manifest_path, parse, guard_timeout_seconds=300)
+
+def once(target: Path, update: Callable[[], object]) -> None:
+    """Run ``update``, which rewrites ``target``, in one process at a time; a process that
+    waited while another rewrote it does not rewrite it again."""
+    before = target.stat().st_mtime_ns if target.exists() else 0
+    with open(target.with_suffix(".concurrent-update-lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if target.exists() and target.stat().st_mtime_ns > before:
+                return
+            update()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 # Paths only; the manifest is prepared before definitions load (`make prepare`, `bvs run`),

@@ -1,5 +1,5 @@
 -- Per ABN: the regulators' adverse records it matches, split by the check each feeds
--- (CONTRACT decision 5):
+-- (docs/decisions/05-which-regulators-feed-which-check.md):
 --   conduct                  ACCC, QBCC, NSW_FAIR_TRADING, VBA_BPC, QLD_OFT (ABN, name > 0.55)
 --   competition_enforcement  ACCC (ABN exact or name at least 0.6)
 --   workplace_compliance     FWO (ABN exact)
@@ -88,7 +88,7 @@ final as (
         sum(case when is_competition then 1 else 0 end) as competition_count,
         {{ bvs.json_array_agg('case when is_competition then record_json end',
             order_by='action_date desc, record_id') }} as competition_records,
-        -- workplace_compliance: notices and undertakings (SPEC 2.5's workplace notice types
+        -- workplace_compliance: notices and undertakings (docs/rules.md#conduct's workplace notice types
         -- but litigation), in force or not, and litigation
         sum(case when regulator = 'FWO' then 1 else 0 end) as workplace_count,
         sum(case

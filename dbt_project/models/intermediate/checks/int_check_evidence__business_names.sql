@@ -1,5 +1,5 @@
 -- Per ABN: business name registrations it matches (ABN exact; a registration whose listed
--- ABN names no entity, or that lists none, by name at least 0.8: CONTRACT decision 19). Active = status Registered; Cancelled and Deregistered are not.
+-- ABN names no entity, or that lists none, by name at least 0.8: docs/decisions/19-a-records-own-identifier.md). Active = status Registered; Cancelled and Deregistered are not.
 -- Most registrations have no state number: it is compared null-safe.
 
 with

@@ -1,5 +1,5 @@
 -- Per ABN: the insolvency gazette notices it matches (ABN or ACN exact, name above 0.72),
--- most recent notice first (SPEC 3.3).
+-- most recent notice first (docs/rules.md).
 
 with
 

@@ -1,6 +1,6 @@
 -- Per ABN with an industry code: its ANZSIC code and, when the code maps to a licensed trade
 -- (seed anzsic_trades: the longest matching prefix wins, so 3231 plumbing beats 32
--- building), the trade and the licence trades that cover it (CONTRACT decision 4).
+-- building), the trade and the licence trades that cover it (docs/decisions/04-best-licence-decides.md).
 
 with
 

@@ -1,5 +1,5 @@
 -- Per ABN: the state licences it matches (ABN or ACN exact, licensee name at least 0.8),
--- sorted into what the licence rules and flags ask (SPEC 3.3 licence status, 2.4). A
+-- sorted into what the licence rules and flags ask (docs/rules.md licence status, 2.4). A
 -- licence "of the correct class" covers the entity's trade (int_check_evidence__industry);
 -- for an entity without a licensed-trade code every licence counts. In force = ACTIVE or
 -- CONDITIONAL; "expired within 12 months" counts back from the as-of date.

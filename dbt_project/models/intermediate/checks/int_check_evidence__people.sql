@@ -1,5 +1,4 @@
--- Per ABN: its current directors who are registered liquidators (LIQUIDATOR_LINKED, SPEC
--- 2.4), and its current PPSR registrations as grantor (Shape B ppsr.registrations).
+-- Per ABN: its current directors who are registered liquidators (LIQUIDATOR_LINKED, docs/rules.md#risk-flags), and its current PPSR registrations as grantor (Shape B ppsr.registrations).
 -- "Registered" is the register's own status on the as-of date: LIQ_STATUS 'Registered' and
 -- registered by then. A cancelled or suspended registration, or one that starts later, is
 -- in match_liquidators (the name matches) but links nothing here.

@@ -1,5 +1,5 @@
 -- Per ABN with phoenix links: the linked directors and the deregistered companies, newest
--- deregistration first (the phoenix tile "lists the deregistered company", SPEC 2.4).
+-- deregistration first (the phoenix tile "lists the deregistered company", docs/rules.md#risk-flags).
 
 with
 

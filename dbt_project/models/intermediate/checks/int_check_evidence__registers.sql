@@ -58,7 +58,7 @@ final as (
         {{ bvs.json_array_agg("case when register = '" ~ register ~ "' then record_json end",
             order_by='record_id') }} as {{ check_id }}_records,
         {%- endfor %}
-        -- SPEC 3.3 government contracts "covers two financial years": the current one and
+        -- docs/rules.md government contracts "covers two financial years": the current one and
         -- the one before (from 1 July a year before the current one began), to the as-of date
         sum(case
             when register = 'GOV_CONTRACTS'

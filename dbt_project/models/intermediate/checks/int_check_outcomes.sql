@@ -1,10 +1,10 @@
 -- Every check's outcome for every ABN: one row per ABN, three columns per check
--- (<check>_status, <check>_reason, <check>_detail). The rules are SPEC section 3.3, row by
+-- (<check>_status, <check>_reason, <check>_detail). The rules are docs/rules.md, row by
 -- row, in its order: each check is one `check_rule` call listing (condition, rule row); the
 -- first condition that holds decides and the rule row is kept as the tile's reason. The
 -- evidence each rule reads is gathered per register in int_check_evidence__*.
 --
--- Decisions where SPEC 3.3 is open are marked "decided" in the rule row and listed in
+-- Decisions where docs/rules.md is open are marked "decided" in the rule row and listed in
 -- docs/verification.md. Checks that need a live lookup or a caller's input are N/A with the
 -- reason (macro live_check_reasons). A check whose sources were never loaded is N/A.
 
@@ -180,8 +180,8 @@ outcomes as (
 
         -- ABN status ------------------------------------------------------------------
         -- Age is measured from the ABR status-from date, so a reinstated ABN restarts the
-        -- clock. The rule rows are macros/verification/ledger_rules.sql; the invoice-name
-        -- rows apply only with an invoice name (CONTRACT decision 2: a supplier ledger row,
+        -- clock. The rule rows are macros/verification/abn_gst_address_rules.sql; the invoice-name
+        -- rows apply only with an invoice name (docs/decisions/02-comparison-inputs.md: a supplier ledger row,
         -- models/ledgers/).
         {{ bvs.check_rule('abn_status', bvs.abn_status_rules('entities', as_of), detail=bvs.json_object([
             ('abn_status', 'entities.abn_status'),
@@ -192,7 +192,7 @@ outcomes as (
 
         -- GST registration ------------------------------------------------------------
         -- "Appears to bill above the GST threshold => FAIL" needs a supplier ledger row
-        -- (CONTRACT decision 2): ledger re-verification applies it (ledger_rules.sql).
+        -- (docs/decisions/02-comparison-inputs.md): ledger re-verification applies it (abn_gst_address_rules.sql).
         {{ bvs.check_rule('gst', bvs.gst_rules('entities', as_of), detail=bvs.json_object([
             ('gst_status', 'entities.gst_status'),
             ('status_from', 'entities.gst_status_from_date'),
@@ -200,18 +200,18 @@ outcomes as (
 
         -- Live checks: WHOIS and domain age, e-mail, trust and reputation, web presence,
         -- phone, street view, social and registry. Their rule rows are Python, one case per
-        -- SPEC 3.3 row (pipelines/live/tiles.py), run by the asset live/tiles; an ABN they
-        -- did not run for is N/A "Not run" with the reason (CONTRACT decision 18).
+        -- docs/rules.md row (pipelines/live/tiles.py), run by the asset live/tiles; an ABN they
+        -- did not run for is N/A "Not run" with the reason (docs/decisions/18-a-check-that-did-not-run-is-unknown.md).
         {%- for check_id in bvs.live_check_reasons() if check_id not in ('customer_reviews', 'address') %}
         {{ bvs.live_tile(check_id) }},
         {%- endfor %}
 
-        -- Address: compared with a ledger row's state and postcode (CONTRACT decision 15),
+        -- Address: compared with a ledger row's state and postcode (docs/decisions/15-address.md),
         -- so not run by ABN alone.
         {{ bvs.check_rule('address', bvs.address_rules('entities')) }},
 
         -- Licence status --------------------------------------------------------------
-        -- The best licence of the entity's trade decides (CONTRACT decision 4): active, then
+        -- The best licence of the entity's trade decides (docs/decisions/04-best-licence-decides.md): active, then
         -- conditional, then suspended or cancelled, then expired within 12 months; trades
         -- from seed anzsic_trades. A trades entity in a state no loaded licence register
         -- covers is N/A, not "no licence found" (decision 17; seed licence_registers).
@@ -240,7 +240,7 @@ outcomes as (
             ("true", "No records => PASS"),
         ], detail='adverse.conduct_records') }},
 
-        -- Phoenix (SPEC 2.4 PHOENIX_PATTERN; CONTRACT decision 6) ---------------------
+        -- Phoenix (docs/rules.md#risk-flags PHOENIX_PATTERN; docs/decisions/06-phoenix.md) ---------------------
         {{ bvs.check_rule('phoenix', [
             ("phoenix.phoenix_status = 'linked'", "A director is an officeholder of a company deregistered within the past 36 months => FAIL"),
             ("phoenix.phoenix_status = 'no_acn'", "Entity has no ACN (sole traders and partnerships are not assessed) => N/A"),
@@ -356,7 +356,7 @@ outcomes as (
         -- Workplace compliance: ABN exact. The SPEC's rows are "No records => PASS" and
         -- "Notice or undertaking found => WARN"; decided (docs/verification.md): a notice or
         -- undertaking no longer in force is still found, and says so; litigation (the
-        -- regulator's court proceedings, SPEC 2.5's fourth type) or a record of another type
+        -- regulator's court proceedings, docs/rules.md#conduct's fourth type) or a record of another type
         -- is no clean record either: WARN, saying what it is -------------------------------
         {{ bvs.check_rule('workplace_compliance', [
             ("adverse.workplace_active_notice_count > 0", "Notice or undertaking found => WARN"),

@@ -3,7 +3,7 @@
 -- has a successful load; a register inside a shared source (a regulator's adverse records, a
 -- register of the `registers` folder) when that load holds at least one of its rows; a list
 -- of registers (`A|B|C`, the conduct regulators) when it holds rows of at least one of them
--- (CONTRACT decision 17: conduct with only FWO records loaded is N/A, never PASS).
+-- (docs/decisions/17-a-register-that-does-not-cover-says-nothing.md: conduct with only FWO records loaded is N/A, never PASS).
 -- A check whose data is not loaded is N/A, never PASS (int_check_outcomes applies it).
 
 with

@@ -1,5 +1,5 @@
 -- Activist campaigns with their target resolved: the ticker as published, else the ASX list
--- company whose name is most similar (at least 0.65, SPEC 3.3 activist check), and the
+-- company whose name is most similar (at least 0.65, docs/rules.md activist check), and the
 -- target's ABN (as published, else through the ASX list match). The list has about 2,400
 -- companies and the campaign database tens of rows, so every pair is compared. is_live: a report within
 -- the 30 days before the as-of date whose outcome is not yet known.

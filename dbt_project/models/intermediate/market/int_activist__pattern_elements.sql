@@ -1,4 +1,4 @@
--- The four elements of an activist campaign pattern (SPEC 2.7) per campaign, each with its
+-- The four elements of an activist campaign pattern (docs/market.md) per campaign, each with its
 -- evidence (docs/market.md):
 --   publication     a report making allegations: a report date and an allegation type
 --   amplification   coordinated amplification: in the 7 days around the report (3 before

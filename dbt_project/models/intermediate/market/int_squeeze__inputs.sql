@@ -1,4 +1,4 @@
--- The Squeeze Score's inputs per instrument and day (SPEC 2.6), before any scaling:
+-- The Squeeze Score's inputs per instrument and day (docs/market.md), before any scaling:
 --   short_interest_pct  ASX: reported short positions as a percent of the product in issue
 --                       (ASIC, the newest position at or before the day, at most 14 days
 --                       old: ASIC publishes about four business days late); crypto and

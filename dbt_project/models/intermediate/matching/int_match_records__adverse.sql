@@ -1,6 +1,6 @@
--- Adverse records of every regulator (SPEC 3.3 and CONTRACT decision 5), matched by ABN
+-- Adverse records of every regulator (docs/rules.md and docs/decisions/05-which-regulators-feed-which-check.md), matched by ABN
 -- exact; a record whose listed ABN names no entity (or that lists none) by name trigram
--- similarity with the regulator's threshold (CONTRACT decision 19, docs/matching.md "A
+-- similarity with the regulator's threshold (docs/decisions/19-a-records-own-identifier.md, docs/matching.md "A
 -- record's own identifier"):
 --   conduct regulators (ACCC, QBCC, NSW_FAIR_TRADING, VBA_BPC, QLD_OFT): above 0.55
 --     (ACCC records also feed competition enforcement, "at least 0.6": the tile reads

@@ -1,6 +1,6 @@
--- ASIC banned and disqualified organisations (SPEC 3.3): ACN exact; an organisation whose
+-- ASIC banned and disqualified organisations (docs/rules.md): ACN exact; an organisation whose
 -- listed ACN names no entity (or that lists none) by its name, at least 0.75 (the register's
--- similarity; SPEC gives it for names; CONTRACT decision 19).
+-- similarity; SPEC gives it for names; docs/decisions/19-a-records-own-identifier.md).
 
 with
 

@@ -1,6 +1,6 @@
--- ASIC business names register (SPEC 3.3: "ABN plus name similarity at least 0.8"): a
+-- ASIC business names register (docs/rules.md: "ABN plus name similarity at least 0.8"): a
 -- registration is matched to the ABN it lists; a registration whose listed ABN names no
--- entity, or that lists none, is matched by name, at least 0.8 (CONTRACT decision 19).
+-- entity, or that lists none, is matched by name, at least 0.8 (docs/decisions/19-a-records-own-identifier.md).
 
 with
 

@@ -1,4 +1,4 @@
--- ACNC charity register (SPEC 3.3): by ABN (every charity has one).
+-- ACNC charity register (docs/rules.md): by ABN (every charity has one).
 
 with
 

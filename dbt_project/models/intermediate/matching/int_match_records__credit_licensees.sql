@@ -1,4 +1,4 @@
--- ASIC CREDIT licensees (SPEC 3.3, financial services licence): the licensee's ABN or ACN
+-- ASIC CREDIT licensees (docs/rules.md, financial services licence): the licensee's ABN or ACN
 -- exact (the register's ABN_ACN column holds either); a licensee whose listed ABN or
 -- ACN names no entity (or that lists none) by its name, at least 0.8 (no rule
 -- in the spec; the business-names register's, as for licences).

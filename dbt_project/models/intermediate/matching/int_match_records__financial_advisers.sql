@@ -1,7 +1,7 @@
--- ASIC financial advisers register (SPEC 3.3: "ABN plus name similarity at least 0.8"):
+-- ASIC financial advisers register (docs/rules.md: "ABN plus name similarity at least 0.8"):
 -- the adviser's ABN exact; an adviser whose listed ABN names no entity (or who lists none)
 -- by the adviser's name at least 0.8 against entity names (a sole trader's own name;
--- CONTRACT decision 19). Directors who are advisers are matched by person name in
+-- docs/decisions/19-a-records-own-identifier.md). Directors who are advisers are matched by person name in
 -- match_financial_advisers.
 
 with

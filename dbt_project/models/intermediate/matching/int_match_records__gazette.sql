@@ -1,7 +1,7 @@
--- Company insolvency gazette notices (SPEC 3.3: name trigram similarity above 0.72): a
+-- Company insolvency gazette notices (docs/rules.md: name trigram similarity above 0.72): a
 -- notice whose listed ACN or ABN names an entity is that entity's alone (decision); a notice
 -- whose listed identifiers name no entity, or that lists none, by the SPEC's name rule
--- (CONTRACT decision 19, docs/matching.md "A record's own identifier").
+-- (docs/decisions/19-a-records-own-identifier.md, docs/matching.md "A record's own identifier").
 
 with
 

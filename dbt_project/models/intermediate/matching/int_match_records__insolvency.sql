@@ -1,8 +1,7 @@
--- Insolvency register (SPEC 3.3, insolvency / external administration): the ASIC company
+-- Insolvency register (docs/rules.md, insolvency / external administration): the ASIC company
 -- rows with status EXAD or DISS, one row per (company, name): matched by ABN exact and by
 -- the entity's ACN; a company whose ABN and ACN name no entity of the warehouse by name
--- trigram similarity above 0.75 against the company name and the current name (CONTRACT
--- decision 19: a company the ABR knows is that entity's alone, not its namesakes').
+-- trigram similarity above 0.75 against the company name and the current name (docs/decisions/19-a-records-own-identifier.md: a company the ABR knows is that entity's alone, not its namesakes').
 
 with
 

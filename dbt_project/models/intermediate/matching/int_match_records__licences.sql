@@ -1,7 +1,7 @@
--- State licence registers (QBCC, NSW Fair Trading, VBA, SA CBS). SPEC 3.3 names no match
+-- State licence registers (QBCC, NSW Fair Trading, VBA, SA CBS). docs/rules.md names no match
 -- rule for licences: ABN and ACN exact, and a licence whose listed ABN or ACN names no
 -- entity (or that lists neither) by the licensee name, at least 0.8 (the business-names
--- register's rule; CONTRACT decision 19; decisions written in docs/matching.md).
+-- register's rule; docs/decisions/19-a-records-own-identifier.md; decisions written in docs/matching.md).
 
 with
 

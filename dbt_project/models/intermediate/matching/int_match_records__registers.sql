@@ -1,6 +1,6 @@
--- The other registers (SPEC 3.3): ABN exact and ACN exact for all; by name where the spec
+-- The other registers (docs/rules.md): ABN exact and ACN exact for all; by name where the spec
 -- gives a name rule, for a record whose listed ABN or ACN names no entity (or that lists
--- neither; CONTRACT decision 19): tax debt at least 0.75, modern slavery statements at
+-- neither; docs/decisions/19-a-records-own-identifier.md): tax debt at least 0.75, modern slavery statements at
 -- least 0.65, B Corp at least 0.7.
 
 with

@@ -1,6 +1,6 @@
 -- Every deregistered company the warehouse has ever loaded, one row per ACN: the current
 -- version of the asic__deregistered_companies snapshot, which keeps a company after the
--- ASIC extract forgets it (about a year after deregistration; CONTRACT decision 7).
+-- ASIC extract forgets it (about a year after deregistration; docs/decisions/07-history-the-extracts-forget.md).
 
 with
 

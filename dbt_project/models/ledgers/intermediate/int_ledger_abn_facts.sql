@@ -1,5 +1,5 @@
 -- The facts of each ABN of the run that are followed from run to run besides the tiles
--- (CONTRACT decision 16, SPEC 6.2 "material change"), one row per (ABN, kind, subject):
+-- (docs/decisions/16-changes-between-runs.md "material change"), one row per (ABN, kind, subject):
 --
 --   director        a current director (marts.network_officeholders, as of the snapshot)
 --   adverse_record  a record of a conduct regulator matched to the ABN: ACCC, QBCC, NSW Fair

@@ -1,5 +1,5 @@
 -- The invoice name (a ledger row's supplier_name) against every current name of its ABN
--- (legal, trading and registered business names), CONTRACT decision 13: pg_trgm
+-- (legal, trading and registered business names), docs/decisions/13-invoice-name.md: pg_trgm
 -- similarity after the project's normalisation (decision 8); the best name counts. One row
 -- per supplier that has both an ABN and a supplier name.
 --

@@ -1,6 +1,6 @@
 -- Every tile of every supplier of the run: the snapshot's tiles of its ABN, with the rows
--- that need the ledger row applied on top (CONTRACT decisions 2 and 13-15, rule rows in
--- macros/verification/ledger_rules.sql):
+-- that need the ledger row applied on top (decisions 2 and 13-15 in docs/decisions/, rule rows in
+-- macros/verification/abn_gst_address_rules.sql):
 --
 --   abn_status  the invoice name against the ABN's current names (int_ledger_invoice_names_compared)
 --   gst         "appears to bill above the GST threshold": gst_charged, or a spend of A$75,000 or more
@@ -9,7 +9,7 @@
 -- The ledger rows are decided as of the run date (BVS_AS_OF); every other tile is the
 -- snapshot's, as of the snapshot's own date. An ABN the register does not hold: ABN status
 -- FAIL "not found", every other tile N/A (as the verify response). A row without a usable
--- ABN (needs review) has no tiles. A domain, address or phone the user supplied (SPEC 2.2)
+-- ABN (needs review) has no tiles. A domain, address or phone the user supplied (docs/ledgers.md)
 -- is used in place of the ledger's and its tile's detail says `user_supplied: true`.
 --
 -- The evidence (detail) of the ledger checks and of user-supplied values only: every other
@@ -23,7 +23,7 @@
 {%- set as_of = bvs.as_of_date() %}
 {%- set checks = bvs.check_ids() %}
 {%- set ledger_checks = ['abn_status', 'gst', 'address'] %}
-{#- checks whose value the user may override and that the warehouse does not run (SPEC 2.2) -#}
+{#- checks whose value the user may override and that the warehouse does not run (docs/ledgers.md) -#}
 {%- set user_values = ['domain', 'phone'] %}
 
 with

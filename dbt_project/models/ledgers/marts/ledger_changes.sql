@@ -1,10 +1,10 @@
--- The changes of each supplier since the previous run of its ledger (CONTRACT decision 16),
+-- The changes of each supplier since the previous run of its ledger (docs/decisions/16-changes-between-runs.md),
 -- one row per change: a tile's status, a flag raised or cleared, the risk level, the
 -- assurance score moving by 10 points or more, the ABN's status, a director added or
 -- removed, a new adverse record, insolvency notice or external administration, a new
 -- enforcement action.
 --
--- `is_alert`: a change for the worse, and every change of the last four kinds (SPEC 6.2: a
+-- `is_alert`: a change for the worse, and every change of the last four kinds (docs/decisions/16-changes-between-runs.md: a
 -- material change), raises an alert. A supplier is followed when the previous run verified
 -- it under the same supplier_key and the same ABN; a ledger's first run, and a supplier new
 -- to the ledger, have no changes. "Worse": a tile PASS or N/A -> WARN -> FAIL (squeeze

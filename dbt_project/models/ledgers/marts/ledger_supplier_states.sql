@@ -1,5 +1,5 @@
 -- What the run records about each verified supplier to compare with the next run
--- (CONTRACT decision 16), in two kinds of row:
+-- (docs/decisions/16-changes-between-runs.md), in two kinds of row:
 --
 --   kind 'supplier' (one per supplier): value = a JSON object of every tile's status
 --       (`tile_<check id>`), every flag that fired (`flag_<flag id>`: its severity), the risk

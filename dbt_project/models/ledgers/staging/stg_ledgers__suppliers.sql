@@ -39,7 +39,7 @@ renamed as (
         resolution,
         review_reason,
         candidates,
-        -- the fields whose value the user supplied (SPEC 2.2), a JSON array, or null
+        -- the fields whose value the user supplied (docs/ledgers.md), a JSON array, or null
         user_supplied
     from source
 

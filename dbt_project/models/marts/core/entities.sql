@@ -5,7 +5,7 @@
 --   2. asic_abn     the ASIC register lists this ABN against the company (its ABN column);
 --                   if several companies do, a registered one, then the newest registration
 --   3. abn_suffix   for company entity types (var abr_company_entity_types: PRV, PUB, ...)
---                   the ACN is the last 9 digits of the ABN (SPEC 3.3, corporate company
+--                   the ACN is the last 9 digits of the ABN (docs/rules.md, corporate company
 --                   status)
 -- acn is the matched company's ACN, else the ABR's ASIC number (the ACN or ARBN of a
 -- company ASIC no longer lists), else null. asic_match_method names the step, null when no

@@ -1,4 +1,4 @@
--- The activist campaign database (SPEC 2.7): every documented campaign with its target
+-- The activist campaign database (docs/market.md): every documented campaign with its target
 -- (ticker, ABN), outcome, and the four pattern elements with their evidence. The pattern
 -- match score (0-100, 25 per element present) is given for live campaigns (a report in the
 -- last 30 days whose outcome is not known), the ones a watch or the viper check acts on;

@@ -1,4 +1,4 @@
--- Activist entities (SPEC 2.7), one row per activist_id (the name's stable id, macro
+-- Activist entities (docs/market.md), one row per activist_id (the name's stable id, macro
 -- activist_id; the key of GET /api/robot/activists/{id}): an activist is tracked once it has
 -- two or more documented campaigns. Integrity index, 0-100 (docs/market.md):
 --   accuracy      SUBSTANTIATED 1, PARTLY_SUBSTANTIATED 0.5, REFUTED 0, over the campaigns

@@ -1,4 +1,4 @@
--- The Squeeze Score per instrument and day (SPEC 2.6): four equally weighted signals, each
+-- The Squeeze Score per instrument and day (docs/market.md): four equally weighted signals, each
 -- scaled to 0-100 on a basis that means the same for its instrument class
 -- (macros/market/squeeze.sql): ASX on the SPEC scales; crypto and forex scale the stand-in
 -- for short interest and momentum against the instrument's own trailing year. A signal that

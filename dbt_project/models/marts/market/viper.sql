@@ -1,4 +1,4 @@
--- The viper result per targeted ASX ticker (SPEC 2.7, 4.3): current risk score, active
+-- The viper result per targeted ASX ticker (docs/market.md): current risk score, active
 -- campaign indicators, historical campaign count, the pattern match score when a live
 -- campaign exists, and the latest report's author, date and allegation type. Looked up by
 -- ticker, by company name (the campaign's target name) or by ABN (target_abn).

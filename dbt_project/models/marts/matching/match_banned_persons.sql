@@ -1,4 +1,4 @@
--- Every (banned or disqualified person, ABN) pair: SPEC 3.3 "person name similarity at
+-- Every (banned or disqualified person, ABN) pair: docs/rules.md "person name similarity at
 -- least 0.75", against a sole trader's own name (person_name) and against the current
 -- directors of the entity's company (director_name). Keyed by name and start date: the
 -- register has no record id.

@@ -1,5 +1,5 @@
 -- Every (financial adviser, ABN) pair: the adviser's ABN, the adviser's name against the
--- entity's names (at least 0.8, SPEC 3.3), and people: a sole trader who is the adviser,
+-- entity's names (at least 0.8, docs/rules.md), and people: a sole trader who is the adviser,
 -- or a current director of the entity's company who is (FINANCIAL_ADVISER_BANNED reads
 -- these with the adviser's status).
 

@@ -1,5 +1,4 @@
--- Every (registered liquidator, ABN) pair: the register has no ABN, so people only (SPEC
--- 2.4 LIQUIDATOR_LINKED): a current director of the entity's company (director_name) or a
+-- Every (registered liquidator, ABN) pair: the register has no ABN, so people only (docs/rules.md#risk-flags LIQUIDATOR_LINKED): a current director of the entity's company (director_name) or a
 -- sole trader (person_name) who is the liquidator by the person-name rule.
 
 with

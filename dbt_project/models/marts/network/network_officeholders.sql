@@ -1,4 +1,4 @@
--- Network analysis (SPEC 4.5): one row per (entity ABN, officeholder row of its company) for
+-- Network analysis (docs/network.md): one row per (entity ABN, officeholder row of its company) for
 -- every ABN with an ACN, so a request for up to 20 ABNs reads their officeholders with
 -- point lookups (`where abn = ?`, one per ABN) and matches people among them at read time
 -- (pipelines/serving/network.py).

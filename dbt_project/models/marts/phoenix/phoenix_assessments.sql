@@ -1,5 +1,5 @@
 -- The phoenix tile and the PHOENIX_PATTERN flag, one row per ABN in `entities`
--- (CONTRACT decision 6). One `when` per rule, first match wins:
+-- (docs/decisions/06-phoenix.md). One `when` per rule, first match wins:
 --
 --   no_acn            N/A   "Sole traders and partnerships without an ACN are not assessed."
 --   no_director_data  N/A   "If director data is not yet loaded the tile shows N/A, never

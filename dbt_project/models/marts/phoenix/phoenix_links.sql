@@ -1,4 +1,4 @@
--- Phoenix links (SPEC 2.4 PHOENIX_PATTERN): one row per (entity ABN, one of its current
+-- Phoenix links (docs/rules.md#risk-flags PHOENIX_PATTERN): one row per (entity ABN, one of its current
 -- directors, a different company deregistered within the 36 months before the as-of date
 -- that the same person is or was an officeholder of).
 --
@@ -8,7 +8,7 @@
 --     or before it (ceased_date null or after the as-of date);
 --   * the deregistered company: deregistration date from the as-of date minus 36 calendar
 --     months (inclusive: exactly 36 months before still counts) to the as-of date
---     (CONTRACT decision 9), from the history that outlives the ASIC extract;
+--     (docs/decisions/09-ages.md), from the history that outlives the ASIC extract;
 --   * its officeholder, any role, current or ceased, is the same person: same surname and
 --     compatible given names (macros/persons.sql, the rule of pipelines/matching/persons.py)
 --     and birth dates that do not contradict (equal when both are known);

@@ -1,4 +1,4 @@
--- The name index of the home-page search (SPEC 4.4): one row per (ABN, name) for every
+-- The name index of the home-page search (docs/search.md): one row per (ABN, name) for every
 -- legal, business, trading, other and DGR name whose normalised form is not empty, with
 -- what a search result shows (the ABN's legal name, status, state, postcode), so a tier
 -- answers from the rows it finds without a second lookup.

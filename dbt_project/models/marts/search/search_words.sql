@@ -1,4 +1,4 @@
--- The word postings of the home-page search (SPEC 4.4, tiers T2 and T3b, "all query words
+-- The word postings of the home-page search (docs/search.md, tiers T2 and T3b, "all query words
 -- present", and T4's candidates): one row per (word, indexed name) for every distinct word
 -- of every name in search_names, with the name's result columns copied in. word_code is
 -- search_code(word), so a word is looked up on an integer.

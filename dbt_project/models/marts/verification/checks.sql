@@ -1,4 +1,4 @@
--- The check catalogue: one row per check id with its weight (seed check_weights, SPEC 3.2
+-- The check catalogue: one row per check id with its weight (seed check_weights, docs/rules.md#assurance-score
 -- and the documented choices), whether its data is loaded, and its sources with the as-of
 -- date of the data used. The API reads tile weights and sources from here.
 

@@ -1,4 +1,4 @@
--- The risk flag catalogue (SPEC 2.4): one row per flag id with its severity, the rank the
+-- The risk flag catalogue (docs/rules.md#risk-flags): one row per flag id with its severity, the rank the
 -- risk score's floor reads (CRITICAL 4 ... LOW 1) and its trigger. Published with the
 -- snapshot, so whatever reads a snapshot (the supplier-ledger runs, API clients) knows
 -- every flag, not only those that fired.

@@ -1,6 +1,6 @@
 -- Every risk flag that fires, one row per (ABN, flag), with its severity and evidence. The
--- triggers are SPEC section 2.4, in its order; flags are independent of the tiles' statuses
--- (CONTRACT decision 3) and fire only on evidence the warehouse holds.
+-- triggers are docs/rules.md#risk-flags, in its order; flags are independent of the tiles' statuses
+-- (docs/decisions/03-flags-and-tiles-are-independent.md) and fire only on evidence the warehouse holds.
 
 with
 

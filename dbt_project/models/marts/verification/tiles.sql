@@ -1,6 +1,6 @@
 -- One tile per ABN and check id (CONTRACT.md): status, the rule row that decided it, the
 -- evidence, the check's weight and its sources with the as-of date of the data used.
--- points = the tile's contribution to the assurance score (SPEC 3.2: PASS the full weight,
+-- points = the tile's contribution to the assurance score (docs/rules.md#assurance-score: PASS the full weight,
 -- WARN half, FAIL nothing; null for N/A, which counts on neither side).
 --
 -- A view: the long form of `verifications` (which holds every tile's status, reason and

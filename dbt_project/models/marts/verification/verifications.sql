@@ -2,12 +2,12 @@
 -- the assurance score, the risk score, level and flags, the Shape B members and every
 -- check's status, reason and evidence (weights and sources: mart `checks`).
 --
--- Assurance score (SPEC 2.3, 3.2): 100 * sum(points) / sum(weight) over the tiles that are
+-- Assurance score (docs/rules.md#assurance-score): 100 * sum(points) / sum(weight) over the tiles that are
 -- not N/A; PASS scores the full weight, WARN half, FAIL nothing; null when every weighted
 -- tile is N/A.
 -- Risk score: 100 minus the assurance score, raised to the floor of the most severe flag
 -- that fired (CRITICAL 90, HIGH 70, MEDIUM 40) and, on a decisive identity failure (a FAIL
--- on abn_status, company_status, insolvency or gst: CONTRACT decision 21), to the high floor;
+-- on abn_status, company_status, insolvency or gst: docs/decisions/21-decisive-identity-failure.md), to the high floor;
 -- identity_failures names those tiles. Risk level: critical from 90, high from 70,
 -- medium from 40, low below (docs/verification.md). The formulas are macros
 -- (macros/verification/scoring.sql), shared with the supplier ledgers' verifications.

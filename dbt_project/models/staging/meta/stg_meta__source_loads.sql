@@ -1,7 +1,7 @@
 -- One row per source that has loaded successfully at least once: the extract date of its
 -- newest successful load (the file's own date where it has one, else the day it was loaded)
 -- and when that load finished. A source with no such row has never been loaded: the checks
--- that read it show N/A (CONTRACT decision 6, issue 4).
+-- that read it show N/A (docs/decisions/06-phoenix.md, issue 4).
 
 with
 

@@ -1,7 +1,6 @@
 {#
     The rule rows of the checks that compare the register with what a caller supplies: ABN
-    status (the invoice name), GST registration (billing) and address (SPEC 3.3; CONTRACT
-    decisions 2 and 13-15). Each macro returns the (condition, rule row) list that
+    status (the invoice name), GST registration (billing) and address (docs/rules.md; decisions 2 and 13-15 in docs/decisions/). Each macro returns the (condition, rule row) list that
     `check_rule` takes, so int_check_outcomes (ABN alone) and the supplier-ledger models
     (ABN plus a ledger row) decide these tiles with the same rows, and a rule row that
     needs the caller's input is present only when that input is given.
@@ -12,8 +11,7 @@
 
 {#
     ABN status. invoice_similarity: the best pg_trgm similarity of the invoice name with
-    every current name of the ABN (null when the row has no supplier name). CONTRACT decision
-    13: at least 0.9 the name matches; below 0.5 it differs materially (FAIL); in between
+    every current name of the ABN (null when the row has no supplier name). docs/decisions/13-invoice-name.md: at least 0.9 the name matches; below 0.5 it differs materially (FAIL); in between
     ABN status is WARN.
 #}
 {% macro abn_status_rules(e, as_of, invoice_similarity=none) -%}
@@ -45,7 +43,7 @@
 
 {#
     GST registration. gst_charged: the ledger row's boolean (null when not given);
-    annual_spend: its amount in AUD. CONTRACT decision 14: not registered, and GST charged
+    annual_spend: its amount in AUD. docs/decisions/14-gst-billing.md: not registered, and GST charged
     or a spend of at least A$75,000 (the registration threshold): FAIL, individuals included
     (a sole trader billing above the threshold must register too).
 #}
@@ -71,7 +69,7 @@
 
 {#
     Address: the ledger row's state and postcode against the ABR main business location
-    (CONTRACT decision 15). Without a row (ABN alone) the check is not run.
+    (docs/decisions/15-address.md). Without a row (ABN alone) the check is not run.
 #}
 {% macro address_rules(e, state=none, postcode=none) -%}
     {%- if state is none -%}
@@ -94,8 +92,7 @@
 {%- endmacro %}
 
 {#
-    Whether the user supplied the ledger row's value of `field` (domain, address, phone: SPEC
-    2.2): the suppliers' `user_supplied` is a JSON array of field names.
+    Whether the user supplied the ledger row's value of `field` (domain, address, phone: docs/ledgers.md): the suppliers' `user_supplied` is a JSON array of field names.
 #}
 {% macro is_user_supplied(field, relation='suppliers') -%}
     coalesce({{ relation }}.user_supplied like '%"{{ field }}"%', false)

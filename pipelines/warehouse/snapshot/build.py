@@ -1,0 +1,345 @@
+"""Building a snapshot file: the marts copied from the writer's connection through ``ATTACH``
+in one transaction, views recreated over the file's own copies, the warehouse's table and
+column comments carried over, and the metadata tables ``meta.snapshot``, ``meta.sources``
+and ``meta.source_failures`` written."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import logging
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import duckdb
+
+from .core import META_SCHEMA, METADATA_TABLES, SnapshotError, qualified, quote, quote_literal
+
+log = logging.getLogger(__name__)
+
+_QUALIFIED_NAME = re.compile(r"^[^.\"]+\.[^.\"]+$")
+
+_SNAPSHOT_DDL = """
+create table {snap}.meta.snapshot (
+    snapshot_id varchar not null,
+    built_at timestamptz not null,
+    as_of date not null,
+    row_counts json not null,       -- {{"schema.table": rows}} for every data table
+    views json not null             -- ["schema.view", ...]: views over those tables
+)
+"""
+
+_SOURCES_DDL = """
+create table {snap}.meta.sources (
+    source varchar not null,
+    load_id varchar not null,
+    status varchar,
+    extract_date date,
+    finished_at timestamptz,
+    file_name varchar,               -- one row per file the load read; null if none recorded
+    sha256 varchar,
+    size_bytes bigint,
+    rows bigint
+)
+"""
+
+# The last successful load of each source (the one whose data the warehouse holds) and the
+# files it read. 'unchanged' loads re-read the same files and leave the data as it was.
+_RANKED_LOADS = """
+with ranked_loads as (
+    select
+        load_id, source, status, extract_date, finished_at,
+        row_number() over (
+            partition by source order by coalesce(finished_at, started_at) desc, load_id desc
+        ) as recency
+    from {wh}.meta.loads
+    where status = 'loaded'
+)"""
+
+_SOURCES_FROM_LOADS_AND_MANIFEST = (
+    "insert into {snap}.meta.sources"
+    + _RANKED_LOADS
+    + """,
+last_loads as (
+    select * from ranked_loads where recency = 1
+)
+select
+    l.source, l.load_id, l.status, l.extract_date, l.finished_at,
+    m.file_name, m.sha256, m.size_bytes, m.rows
+from last_loads as l
+left join {wh}.meta.manifest as m on m.load_id = l.load_id
+order by l.source, m.file_name
+"""
+)
+
+_SOURCES_FROM_LOADS_ONLY = (
+    "insert into {snap}.meta.sources"
+    + _RANKED_LOADS
+    + """
+select source, load_id, status, extract_date, finished_at, null, null, null, null
+from ranked_loads
+where recency = 1
+order by source
+"""
+)
+
+
+_FAILURES_DDL = """
+create table {snap}.meta.source_failures (
+    source varchar not null,
+    load_id varchar not null,       -- the failed load (meta.loads, meta.quarantine, meta.dq_results)
+    attempted_at timestamptz,
+    message varchar                 -- the file and the first cause
+)
+"""
+
+# Sources whose latest load attempt failed: the snapshot serves their last good data
+# (meta.sources), and says why the newer files were refused. A later successful load, or a
+# recorded "unchanged" attempt (the refused files are gone, the last good ones are back),
+# clears it.
+_FAILURES_FROM_LOADS = """
+insert into {snap}.meta.source_failures
+select source, load_id, started_at, message
+from {wh}.meta.loads
+where status in ('loaded', 'unchanged', 'failed')
+qualify row_number() over (partition by source order by started_at desc, load_id desc) = 1
+    and status = 'failed'
+order by source
+"""
+
+
+def _catalog_objects(
+    cur: duckdb.DuckDBPyConnection, catalog: str, schema: str
+) -> list[tuple[str, str]]:
+    rows = cur.execute(
+        """
+        select table_name, table_type
+        from information_schema.tables
+        where table_catalog = ? and table_schema = ?
+        order by table_name
+        """,
+        [catalog, schema],
+    ).fetchall()
+    return [(str(name), str(kind)) for name, kind in rows]
+
+
+def _schema_exists(cur: duckdb.DuckDBPyConnection, catalog: str, schema: str) -> bool:
+    row = cur.execute(
+        """
+        select count(*) from information_schema.schemata
+        where catalog_name = ? and schema_name = ?
+        """,
+        [catalog, schema],
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def _table_exists(cur: duckdb.DuckDBPyConnection, catalog: str, schema: str, table: str) -> bool:
+    row = cur.execute(
+        """
+        select count(*) from information_schema.tables
+        where table_catalog = ? and table_schema = ? and table_name = ?
+        """,
+        [catalog, schema, table],
+    ).fetchone()
+    return bool(row and row[0])
+
+
+_VIEW_SQL = re.compile(r"^\s*create\s+view\s+\S+\s+as\s+(.*?);?\s*$", re.IGNORECASE | re.DOTALL)
+
+
+def _view_bodies(
+    cur: duckdb.DuckDBPyConnection, catalog: str, wanted: Sequence[tuple[str, str]]
+) -> dict[tuple[str, str], str]:
+    """The SELECT of each view among ``wanted`` (DuckDB keeps names of its own database
+    unqualified). A view whose definition cannot be read this way is copied as a table."""
+    rows = cur.execute(
+        "select schema_name, view_name, sql from duckdb_views() where database_name = ?",
+        [catalog],
+    ).fetchall()
+    bodies: dict[tuple[str, str], str] = {}
+    for schema, view, sql in rows:
+        key = (str(schema), str(view))
+        if key not in wanted:
+            continue
+        match = _VIEW_SQL.match(str(sql or ""))
+        if match and f"{catalog}." not in match.group(1):
+            bodies[key] = match.group(1)
+        else:
+            log.warning("view %s.%s is copied as a table: its definition names %s", *key, catalog)
+    return bodies
+
+
+def _tables_to_copy(
+    cur: duckdb.DuckDBPyConnection,
+    catalog: str,
+    schemas: Sequence[str],
+    extra_tables: Sequence[str],
+) -> list[tuple[str, str]]:
+    """(schema, table) pairs to copy, in a stable order; raises SnapshotError if any is missing."""
+    if not schemas and not extra_tables:
+        raise SnapshotError("nothing to publish: no schemas and no extra tables given")
+    wanted: list[tuple[str, str]] = []
+    for schema in schemas:
+        if not _schema_exists(cur, catalog, schema):
+            raise SnapshotError(
+                f"schema {schema!r} not found in the warehouse ({catalog}); "
+                "build it (dbt build) before publishing a snapshot"
+            )
+        objects = _catalog_objects(cur, catalog, schema)
+        if not objects:
+            raise SnapshotError(f"schema {schema!r} in the warehouse has no tables or views")
+        wanted.extend((schema, name) for name, _kind in objects)
+    for extra in extra_tables:
+        if not _QUALIFIED_NAME.match(extra):
+            raise SnapshotError(f"extra table {extra!r} is not a qualified name schema.table")
+        schema, table = extra.split(".")
+        if f"{schema}.{table}" in METADATA_TABLES:
+            raise SnapshotError(f"{extra} is reserved for the snapshot's own metadata")
+        if not _table_exists(cur, catalog, schema, table):
+            raise SnapshotError(f"extra table {extra!r} not found in the warehouse")
+        if (schema, table) not in wanted:
+            wanted.append((schema, table))
+    return wanted
+
+
+def _copy_sources(
+    cur: duckdb.DuckDBPyConnection, catalog: str, snap: str, cadences: Mapping[str, int]
+) -> None:
+    """``meta.sources``: empty (with a warning) if the warehouse has no load bookkeeping yet;
+    each source's refresh cadence in ``refresh_days`` (null where none is given), so the
+    snapshot's readers tell stale data without knowing the sources' declarations."""
+    cur.execute(_SOURCES_DDL.format(snap=snap))
+    cur.execute(_FAILURES_DDL.format(snap=snap))
+    if _table_exists(cur, catalog, META_SCHEMA, "loads"):
+        cur.execute(_FAILURES_FROM_LOADS.format(snap=snap, wh=quote(catalog)))
+        has_manifest = _table_exists(cur, catalog, META_SCHEMA, "manifest")
+        statement = _SOURCES_FROM_LOADS_AND_MANIFEST if has_manifest else _SOURCES_FROM_LOADS_ONLY
+        cur.execute(statement.format(snap=snap, wh=quote(catalog)))
+    else:
+        log.warning("warehouse has no meta.loads: the snapshot records no source extracts")
+    cur.execute(f"alter table {snap}.meta.sources add column refresh_days integer")
+    for source, days in sorted(cadences.items()):
+        cur.execute(
+            f"update {snap}.meta.sources set refresh_days = ? where source = ?", [days, source]
+        )
+
+
+def _copy_comments(
+    cur: duckdb.DuckDBPyConnection,
+    catalog: str,
+    snap: str,
+    copied: Sequence[tuple[str, str]],
+    views: Mapping[tuple[str, str], str],
+) -> int:
+    """Carry the warehouse's comments (dbt's ``persist_docs``) on the ``copied`` tables and
+    views and on their columns into the snapshot; return how many. ``COMMENT ON`` takes no
+    parameter: the text goes in as a quoted literal."""
+    wanted = set(copied)
+    relations = cur.execute(
+        """
+        select schema_name, table_name, comment from duckdb_tables()
+        where database_name = ? and comment is not null
+        union all
+        select schema_name, view_name, comment from duckdb_views()
+        where database_name = ? and comment is not null
+        order by 1, 2
+        """,
+        [catalog, catalog],
+    ).fetchall()
+    columns = cur.execute(
+        """
+        select schema_name, table_name, column_name, comment from duckdb_columns()
+        where database_name = ? and comment is not null
+        order by schema_name, table_name, column_index
+        """,
+        [catalog],
+    ).fetchall()
+    statements = [
+        f"comment on {'view' if (schema, name) in views else 'table'} "
+        f"{snap}.{qualified(schema, name)} is {quote_literal(str(text))}"
+        for schema, name, text in relations
+        if (schema, name) in wanted
+    ] + [
+        f"comment on column {snap}.{qualified(schema, name, column)} is {quote_literal(str(text))}"
+        for schema, name, column, text in columns
+        if (schema, name) in wanted
+    ]
+    for statement in statements:
+        cur.execute(statement)
+    return len(statements)
+
+
+def build_snapshot_file(
+    con: duckdb.DuckDBPyConnection,
+    tmp: Path,
+    *,
+    snapshot_id: str,
+    built_at: dt.datetime,
+    as_of: dt.date,
+    schemas: Sequence[str],
+    extra_tables: Sequence[str],
+    cadences: Mapping[str, int],
+) -> tuple[dict[str, int], tuple[str, ...]]:
+    """Write the snapshot into ``tmp`` through the writer's connection; return the tables'
+    row counts and the views' names.
+
+    Works on its own cursor, so it copies the warehouse's committed state.
+    """
+    cur = con.cursor()
+    try:
+        row = cur.execute("select current_database()").fetchone()
+        catalog = str(row[0]) if row else ""
+        wanted = _tables_to_copy(cur, catalog, schemas, extra_tables)
+        alias = f"bvs_snapshot_{secrets.token_hex(4)}"
+        snap, wh = quote(alias), quote(catalog)
+        cur.execute(f"attach {quote_literal(str(tmp))} as {snap}")
+        try:
+            counts: dict[str, int] = {}
+            # One transaction: every table is copied from the same state of the warehouse.
+            cur.execute("begin transaction")
+            try:
+                for schema in sorted({s for s, _ in wanted} | {META_SCHEMA}):
+                    cur.execute(f"create schema if not exists {snap}.{quote(schema)}")
+                views = _view_bodies(cur, catalog, wanted)
+                # tables first: a view is created once what it reads is in the file
+                for schema, table in sorted(wanted, key=lambda key: key in views):
+                    source = f"{wh}.{qualified(schema, table)}"
+                    target = f"{snap}.{qualified(schema, table)}"
+                    if (schema, table) in views:
+                        cur.execute(f"create view {target} as {views[(schema, table)]}")
+                        continue
+                    cur.execute(f"create table {target} as select * from {source}")
+                    # Counted on the warehouse side, so the check in another process compares
+                    # the file against what the writer saw, not against itself.
+                    count_row = cur.execute(f"select count(*) from {source}").fetchone()
+                    counts[f"{schema}.{table}"] = int(count_row[0]) if count_row else 0
+                _copy_comments(cur, catalog, snap, wanted, views)
+                view_names = tuple(sorted(f"{schema}.{view}" for schema, view in views))
+                cur.execute(_SNAPSHOT_DDL.format(snap=snap))
+                cur.execute(
+                    f"insert into {snap}.meta.snapshot values (?, ?, ?, ?, ?)",
+                    [
+                        snapshot_id,
+                        built_at,
+                        as_of,
+                        json.dumps(counts, sort_keys=True),
+                        json.dumps(view_names),
+                    ],
+                )
+                _copy_sources(cur, catalog, snap, cadences)
+                cur.execute("commit")
+            except BaseException:
+                with contextlib.suppress(duckdb.Error):
+                    cur.execute("rollback")
+                raise
+            cur.execute(f"checkpoint {snap}")
+        finally:
+            with contextlib.suppress(duckdb.Error):
+                cur.execute(f"detach database if exists {snap}")
+        return counts, view_names
+    finally:
+        cur.close()

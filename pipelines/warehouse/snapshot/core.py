@@ -1,0 +1,116 @@
+"""What every part of the snapshot shares: its names and paths, its error and metadata, the
+SQL quoting of names, and the fsync helpers that make a written file durable."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import os
+import re
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # kept out of the verify subprocess, which needs only duckdb
+    from pipelines.settings import Settings
+
+SNAPSHOTS_SUBDIR = "snapshots"
+POINTER_NAME = "CURRENT"
+SUFFIX = ".duckdb"
+TMP_SUFFIX = ".duckdb.tmp"
+SIDECAR_SUFFIX = ".sqlite"
+META_SCHEMA = "meta"
+METADATA_TABLES = ("meta.snapshot", "meta.sources", "meta.source_failures")
+
+# UTC time to the millisecond plus a random suffix: sorts by build time, unique across runs.
+_ID_PATTERN = re.compile(r"^\d{8}T\d{9}Z-[0-9a-f]{4}$")
+
+
+class SnapshotError(RuntimeError):
+    """Publishing, verifying or opening a serving snapshot failed."""
+
+
+@dataclass(frozen=True)
+class SnapshotInfo:
+    snapshot_id: str
+    path: Path
+    built_at: dt.datetime
+    as_of: dt.date
+    tables: dict[str, int]  # "schema.table" -> rows
+    views: tuple[str, ...] = ()  # "schema.view", recreated over the file's own tables
+    sidecars: dict[str, Path] = field(default_factory=dict)  # name -> file built from it
+
+
+# --- paths and names ------------------------------------------------------------------------
+
+
+def snapshots_dir(settings: Settings) -> Path:
+    return settings.serving_dir / SNAPSHOTS_SUBDIR
+
+
+def pointer_path(settings: Settings) -> Path:
+    return settings.serving_dir / POINTER_NAME
+
+
+def new_snapshot_id(now: dt.datetime | None = None) -> str:
+    """``20261122T113005123Z-3f9a``: UTC build time to the millisecond, then 4 random hex."""
+    now = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
+    return f"{now:%Y%m%dT%H%M%S}{now.microsecond // 1000:03d}Z-{secrets.token_hex(2)}"
+
+
+def is_snapshot_id(text: str) -> bool:
+    return bool(_ID_PATTERN.match(text))
+
+
+def quote(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def quote_literal(text: str) -> str:
+    """A string literal, for the places a value cannot be a parameter (ATTACH's path,
+    COMMENT ON's text)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def qualified(*parts: str) -> str:
+    return ".".join(quote(p) for p in parts)
+
+
+def snapshot_files(directory: Path) -> list[Path]:
+    """Final snapshot files in id order (oldest first); other files are not ours to touch."""
+    if not directory.is_dir():
+        return []
+    files = [
+        p
+        for p in directory.iterdir()
+        if p.is_file() and p.name.endswith(SUFFIX) and is_snapshot_id(p.name[: -len(SUFFIX)])
+    ]
+    return sorted(files, key=lambda p: p.name)
+
+
+# --- durability helpers ---------------------------------------------------------------------
+
+
+def fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):  # some file systems do not allow fsync on a directory
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def remove_database_file(path: Path) -> None:
+    """Delete a DuckDB file and its WAL, if any."""
+    for candidate in (path, path.with_name(path.name + ".wal")):
+        with contextlib.suppress(FileNotFoundError):
+            candidate.unlink()

@@ -1,0 +1,159 @@
+"""Publishing a snapshot: build, verify, sidecars, rename, switch the pointer, retain.
+
+1. build ``<id>.duckdb.tmp`` from the writer's own connection (``build``), fsync it;
+2. verify it from a separate read-only process (``verify``);
+3. build the sidecars from it (``<id>.<name>.sqlite``), rename it to ``<id>.duckdb`` (so
+   every final-named file has been verified), fsync the folder;
+4. switch the pointer ``CURRENT`` (``pointer``);
+5. keep the newest ``settings.snapshots_kept`` files and the current one (``retention``).
+
+While steps 1 to 3 write, the files being written are flushed as they go (``flush``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+import duckdb
+
+from .build import build_snapshot_file
+from .core import (
+    SIDECAR_SUFFIX,
+    SUFFIX,
+    TMP_SUFFIX,
+    SnapshotInfo,
+    fsync_dir,
+    fsync_file,
+    new_snapshot_id,
+    remove_database_file,
+    snapshots_dir,
+)
+from .flush import flushed_as_written
+from .pointer import switch_pointer
+from .retention import clean_leftovers, retain_snapshots
+from .verify import verify_snapshot
+
+if TYPE_CHECKING:
+    from pipelines.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class SidecarBuilder(Protocol):
+    """Builds a file derived from the snapshot (e.g. a point-lookup index) from the snapshot's
+    path into ``out_path``; returns the rows written. ``threads`` caps DuckDB's threads
+    (0: DuckDB's default), as the publish does on its own connection."""
+
+    def __call__(self, snapshot_path: Path, out_path: Path, *, threads: int = 0) -> int: ...
+
+
+@contextlib.contextmanager
+def _threads(con: duckdb.DuckDBPyConnection, threads: int) -> Iterator[None]:
+    """DuckDB's threads on ``con`` set to ``threads`` while the block runs (0: unchanged)."""
+    if not threads:
+        yield
+        return
+    row = con.execute("select current_setting('threads')").fetchone()
+    before = int(row[0]) if row else threads
+    con.execute(f"set threads = {int(threads)}")
+    try:
+        yield
+    finally:
+        con.execute(f"set threads = {before}")
+
+
+def publish_snapshot(
+    con: duckdb.DuckDBPyConnection,
+    settings: Settings,
+    *,
+    as_of: dt.date,
+    schemas: Sequence[str] = ("marts",),
+    extra_tables: Sequence[str] = (),
+    sidecars: Mapping[str, SidecarBuilder] | None = None,
+    cadences: Mapping[str, int] | None = None,
+) -> SnapshotInfo:
+    """Publish the marts as a new immutable snapshot and make it current.
+
+    ``con`` is the pipeline's (only) read-write warehouse connection; the snapshot is written
+    through it with ``ATTACH``. ``extra_tables`` are qualified names (``meta.dq_results``).
+    ``sidecars`` build files derived from the verified snapshot (``<id>.<name>.sqlite``,
+    e.g. the verify lookup) before it becomes current; the pointer names them.
+    ``cadences`` (source -> refresh cadence in days) go into ``meta.sources``.
+    Raises SnapshotError, leaving ``CURRENT`` as it was, if anything fails.
+    """
+    directory = snapshots_dir(settings)
+    directory.mkdir(parents=True, exist_ok=True)
+    clean_leftovers(settings)
+
+    built_at = dt.datetime.now(dt.UTC)
+    snapshot_id = new_snapshot_id(built_at)
+    tmp = directory / f"{snapshot_id}{TMP_SUFFIX}"
+    final = directory / f"{snapshot_id}{SUFFIX}"
+
+    flushed = flushed_as_written(directory, snapshot_id, settings.publish_flush_seconds)
+    with _removed_on_error(tmp), flushed, _threads(con, settings.publish_threads):
+        counts, views = build_snapshot_file(
+            con,
+            tmp,
+            snapshot_id=snapshot_id,
+            built_at=built_at,
+            as_of=as_of,
+            schemas=schemas,
+            extra_tables=extra_tables,
+            cadences=cadences or {},
+        )
+        fsync_file(tmp)
+        threads = settings.publish_threads
+        verify_snapshot(tmp, counts, snapshot_id=snapshot_id, views=views, threads=threads)
+        built: dict[str, Path] = {}
+        try:
+            for name, build in (sidecars or {}).items():
+                side = directory / f"{snapshot_id}.{name}{SIDECAR_SUFFIX}"
+                side_tmp = side.with_name(side.name + ".tmp")
+                with _removed_on_error(side_tmp):
+                    build(tmp, side_tmp, threads=threads)
+                    fsync_file(side_tmp)
+                    os.replace(side_tmp, side)
+                built[name] = side
+            os.replace(tmp, final)
+        except BaseException:
+            for side in built.values():
+                side.unlink(missing_ok=True)
+            raise
+    fsync_dir(directory)
+
+    info = SnapshotInfo(
+        snapshot_id=snapshot_id,
+        path=final,
+        built_at=built_at,
+        as_of=as_of,
+        tables=counts,
+        views=views,
+        sidecars=built,
+    )
+    switch_pointer(info, settings)
+    log.info(
+        "published snapshot %s (as of %s): %d tables, %d rows, %d views",
+        snapshot_id,
+        as_of,
+        len(counts),
+        sum(counts.values()),
+        len(views),
+    )
+    retain_snapshots(settings)
+    return info
+
+
+@contextlib.contextmanager
+def _removed_on_error(path: Path) -> Iterator[None]:
+    try:
+        yield
+    except BaseException:
+        remove_database_file(path)
+        raise
