@@ -15,6 +15,9 @@ from pipelines.defs.publish.assets import serving_snapshot, watch_alerts
 from pipelines.defs.resources import BvsResource
 from pipelines.defs.transform.dbt import dbt_models, dbt_resource
 from pipelines.defs.writer import free_slots_of_dead_runs
+from pipelines.permissions import owner_only
+
+owner_only()  # the code location's runs write customer data: owner-only files and folders
 
 # The loader's bookkeeping table: every ingest asset writes it; verification reads which
 # sources have loaded and their extract dates from it (dbt source `meta.loads`).

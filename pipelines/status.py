@@ -34,24 +34,36 @@ def collect_status(settings: Settings, *, today: dt.date | None = None) -> dict[
         "marts": {},
         "snapshot": None,
         "stale": [],
+        # where the sources' state was read: the warehouse, or (while a run holds it) the
+        # current serving snapshot, what the last run published
+        "state_from": "warehouse",
+        "run_in_progress": None,
     }
     latest: dict[str, dict[str, Any]] = {}
     attempts: dict[str, dict[str, Any]] = {}
-    if not settings.warehouse.exists():
+    from pipelines.warehouse.lock import describe, holder, warehouse_busy
+
+    # A run holds the writer lock: the warehouse is not opened (a reader, even read-only,
+    # keeps the run from opening it for writing); what the run last published is shown.
+    writer = holder(settings)
+    if writer is not None:
+        status["warehouse_state"] = f"busy: being written by {describe(writer)}"
+        status["run_in_progress"] = {
+            "command": writer.get("command"),
+            "pid": writer.get("pid"),
+            "since": writer.get("since"),
+            "step": writer.get("step"),
+        }
+        latest, attempts = _published(settings, status)
+    elif not settings.warehouse.exists():
         status["warehouse_state"] = "not built yet (run `bvs run`)"
     else:
         try:
             con = duckdb.connect(str(settings.warehouse), read_only=True)
-        except duckdb.Error as exc:  # a run (or another process) has it open read-write
-            from pipelines.warehouse.lock import describe, holder, warehouse_busy
-
-            writer = holder(settings)
+        except duckdb.Error as exc:  # another process has it open read-write
             busy = warehouse_busy(settings, exc)
-            status["warehouse_state"] = (
-                f"busy: being written by {describe(writer)}"
-                if writer is not None
-                else f"busy: {busy or exc}"
-            )
+            status["warehouse_state"] = f"busy: {busy or exc}"
+            latest, attempts = _published(settings, status)
         else:
             with con:
                 latest, attempts = _loads(con)
@@ -60,9 +72,10 @@ def collect_status(settings: Settings, *, today: dt.date | None = None) -> dict[
     for name, source in SOURCES.items():
         loaded = latest.get(name)
         attempt = attempts.get(name)
+        never = "never loaded" if status["state_from"] != "none" else "unknown (run in progress)"
         entry: dict[str, Any] = {
             "source": name,
-            "status": "loaded" if loaded else "never loaded",
+            "status": "loaded" if loaded else never,
             "extract_date": loaded["extract_date"] if loaded else None,
             "loaded_at": loaded["finished_at"] if loaded else None,
             "rows": loaded["rows"] if loaded else {},
@@ -83,7 +96,7 @@ def collect_status(settings: Settings, *, today: dt.date | None = None) -> dict[
                 f"{name}: extract of {reference} is {(today - reference).days} days old "
                 f"(refreshes every {source.refresh_days} days)"
             )
-        elif loaded is None:
+        elif loaded is None and status["state_from"] != "none":
             status["stale"].append(f"{name}: never loaded")
         status["sources"].append(entry)
 
@@ -99,6 +112,63 @@ def collect_status(settings: Settings, *, today: dt.date | None = None) -> dict[
             "tables": snapshot.tables,
         }
     return status
+
+
+def _published(
+    settings: Settings, status: dict[str, Any]
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The sources and marts as the current serving snapshot has them (``meta.sources``,
+    ``meta.source_failures``, its tables' row counts), for ``bvs status`` while a run holds
+    the warehouse. Row counts per raw table and data-quality checks are the warehouse's
+    alone: not shown meanwhile."""
+    snapshot = current_snapshot(settings)
+    if snapshot is None:
+        status["state_from"] = "none"
+        return {}, {}
+    status["state_from"] = f"snapshot {snapshot.snapshot_id}"
+    status["marts"] = {
+        **{t: n for t, n in snapshot.tables.items() if t.startswith("marts.")},
+        **{v: None for v in snapshot.views if v.startswith("marts.")},
+    }
+    status["marts"] = dict(sorted(status["marts"].items()))
+    latest: dict[str, dict[str, Any]] = {}
+    attempts: dict[str, dict[str, Any]] = {}
+    try:
+        con = duckdb.connect(str(snapshot.path), read_only=True)
+    except duckdb.Error:  # retention removed it meanwhile: the next status reads the new one
+        return latest, attempts
+    with con:
+        try:
+            loads = con.execute(
+                "select distinct load_id, source, extract_date, finished_at from meta.sources"
+            ).fetchall()
+            failures = con.execute(
+                "select source, load_id, message from meta.source_failures"
+            ).fetchall()
+        except duckdb.Error:  # a snapshot without the metadata tables: nothing to say
+            return latest, attempts
+        for load_id, source, extract_date, finished_at in loads:
+            latest[source] = {
+                "load_id": load_id,
+                "extract_date": extract_date,
+                "finished_at": finished_at,
+                "rows": {},
+                "quarantined": 0,
+            }
+            attempts[source] = {
+                "load_id": load_id,
+                "status": "loaded",
+                "message": None,
+                "checks": [],
+            }
+        for source, load_id, message in failures:
+            attempts[source] = {
+                "load_id": load_id,
+                "status": "failed",
+                "message": message,
+                "checks": [],
+            }
+    return latest, attempts
 
 
 def _loads(
@@ -171,7 +241,20 @@ def mart_rows(rows: int | None) -> str:
 
 
 def render_status(status: dict[str, Any]) -> str:
-    lines = [f"warehouse: {status['warehouse']} ({status['warehouse_state']})", "sources:"]
+    lines = [f"warehouse: {status['warehouse']} ({status['warehouse_state']})"]
+    run = status.get("run_in_progress")
+    if run is not None or status["state_from"] != "warehouse":
+        shown = (
+            f"showing the last published state ({status['state_from']})"
+            if status["state_from"] != "none"
+            else "nothing is published yet: the sources show once it is"
+        )
+        if run is not None:
+            since = f" since {run['since']}" if run.get("since") else ""
+            lines.append(f"run in progress{since}: {run['command']} (PID {run['pid']}); {shown}")
+        else:
+            lines.append(f"the warehouse is open in another process; {shown}")
+    lines.append("sources:")
     for s in status["sources"]:
         rows = ", ".join(f"{t} {n:,}" for t, n in s["rows"].items()) or "-"
         flag = "  STALE" if s["stale"] else ""

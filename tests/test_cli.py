@@ -46,3 +46,52 @@ def test_sample_as_of_dates_the_extracts_two_days_before(tmp_path: Path) -> None
     )  # fmt: skip
     assert both.returncode == 2
     assert "not both" in both.stderr
+
+
+def _bvs(args: list[str], data: Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "BVS_DATA_DIR": str(data), "CI": "true"}
+    return subprocess.run(
+        [BVS, *args], env=env, capture_output=True, text=True, timeout=300, check=False, **kwargs
+    )  # type: ignore[call-overload]
+
+
+def test_a_key_for_a_customer_nobody_knows_is_refused_and_list_shows_the_customer(
+    tmp_path: Path,
+) -> None:
+    """Issue 36, item 4: `bvs keys create --customer acmee` (a typing error) used to succeed
+    and bind a key to nothing; it is refused (exit 2) naming the known customers, and `bvs
+    keys list` shows each key's customer."""
+    data = tmp_path / "data"
+    for customer in ("acme", "harbour-health"):
+        folder = data / "landing" / "ledgers" / customer
+        folder.mkdir(parents=True)
+        (folder / "suppliers.csv").write_text("ABN,Supplier Name\n51824753556,Acme Pty Ltd\n")
+
+    refused = _bvs(["keys", "create", "--name", "acme-robot", "--plan", "enterprise",
+                    "--customer", "acmee"], data)  # fmt: skip
+    assert refused.returncode == 2 and refused.stdout == ""
+    message = json.loads(refused.stderr)["message"]
+    assert "no customer 'acmee'" in message
+    assert "acme, harbour-health" in message and "Did you mean 'acme'?" in message
+
+    made = _bvs(["keys", "create", "--name", "acme-robot", "--plan", "enterprise",
+                 "--customer", "acme"], data)  # fmt: skip
+    assert made.returncode == 0 and made.stdout.startswith("bvs_"), made.stderr
+    assert _bvs(["keys", "create", "--name", "me"], data).returncode == 0
+
+    listed = _bvs(["keys", "list"], data)
+    assert listed.returncode == 0, listed.stderr
+    header, *rows = listed.stdout.splitlines()
+    assert header.split() == [
+        "KEY",
+        "ID",
+        "NAME",
+        "OWNER",
+        "PLAN",
+        "CUSTOMER",
+        "STATE",
+        "TODAY",
+        "TOTAL",
+    ]
+    cells = {row.split()[1]: row.split() for row in rows}
+    assert cells["acme-robot"][4] == "acme" and cells["me"][4] == "-"

@@ -17,10 +17,7 @@ VENDORS = ("dagster", "dagster_dbt", "dagster_webserver", "dagster_shared", "dag
 # a dotted module name of one of them with a private part
 PRIVATE = re.compile(rf"^(?:{'|'.join(VENDORS)})(?:\.\w+)*\._\w*")
 # module -> why it may name private modules (as strings, never imported for use)
-NAMED_BY_STRING_ALLOWED = {
-    "pipelines.dbt_server": "WARM_BVS_MODULES: modules the warm dbt imports ahead so that "
-    "forked commands start faster; one an upgrade moved is skipped (ImportError), only slower",
-}
+NAMED_BY_STRING_ALLOWED: dict[str, str] = {}
 # private methods of public classes the package overrides, and why
 OVERRIDDEN = {
     ("dagster_dbt", "DbtCliResource", "_initialize_dbt_core_adapter"):

@@ -1,6 +1,7 @@
 """`bvs status` and the summary after `bvs run`: what they count (pipelines/status.py)."""
 
 import datetime as dt
+import json
 
 import duckdb
 
@@ -59,3 +60,35 @@ def test_a_failure_cleared_by_the_last_good_files_shows_loaded_with_their_checks
     assert ppsr["last_load_id"] == "ppsr-1"
     assert [c["check_name"] for c in ppsr["checks"]] == ["not_empty"]
     assert "last attempt failed" not in render_status(status)
+
+
+def test_status_during_a_run_shows_the_last_published_state(settings: Settings) -> None:
+    """Issue 36, item 3: while a run holds the warehouse, `bvs status` said every source was
+    "never loaded". It shows what the run last published, and the run beside it."""
+    from tests.published import a_run_holding_the_warehouse, bvs, publish
+
+    info = publish(settings)
+    with a_run_holding_the_warehouse(settings):
+        shown = bvs(settings, "status", "--as-of", "2026-11-20")
+        as_json = bvs(settings, "status", "--json", "--as-of", "2026-11-20")
+    assert shown.returncode == 0 and as_json.returncode == 0, shown.stderr + as_json.stderr
+
+    status = json.loads(as_json.stdout)
+    by_source = {s["source"]: s for s in status["sources"]}
+    assert by_source["asic_companies"]["status"] == "loaded"
+    assert by_source["asic_companies"]["extract_date"] == "2026-11-18"
+    assert by_source["abr"]["status"] == "failed (previous data kept)"
+    assert by_source["abr"]["last_message"] == "abr: public_split_1.zip: not a zip file"
+    assert status["state_from"] == f"snapshot {info.snapshot_id}"
+    assert status["run_in_progress"]["command"] == "bvs run --as-of 2026-11-20"
+    assert status["marts"] == {"marts.companies": 3, "marts.first_company": None}
+    assert (
+        "abr: never loaded" not in status["stale"]
+        and "asic_companies: never loaded" not in status["stale"]
+    )
+
+    text = shown.stdout
+    assert "run in progress since " in text and "bvs run --as-of 2026-11-20 (PID " in text
+    assert f"showing the last published state (snapshot {info.snapshot_id})" in text
+    assert "asic_companies         loaded" in text
+    assert "last attempt failed: abr: public_split_1.zip: not a zip file" in text

@@ -25,6 +25,7 @@ from pipelines.api.gate import Gatekeeper, RateLimitHeaders
 from pipelines.api.routers import alerts, health, ledgers, network, search, squeeze, verify, viper
 from pipelines.api.routers.verify import VerifyCache
 from pipelines.api.snapshots import SnapshotHolder
+from pipelines.permissions import owner_only
 from pipelines.settings import Settings, get_settings
 
 __all__ = ["API_PREFIX", "Gatekeeper", "create_app"]
@@ -47,6 +48,7 @@ def _utc_now() -> dt.datetime:
 
 
 def create_app(settings: Settings | None = None, *, clock: Clock | None = None) -> FastAPI:
+    owner_only()  # also when uvicorn starts the app itself (pipelines/permissions.py)
     settings = settings or get_settings()
     clock = clock or _utc_now
     holder = SnapshotHolder(settings)

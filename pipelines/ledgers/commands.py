@@ -1,7 +1,8 @@
-"""What ``bvs ledger import | show | changes`` do (CONTRACT.md, Ledgers), as plain functions.
+"""What ``bvs ledger import | run | show | changes`` do (CONTRACT.md, Ledgers), as functions.
 
-``bvs ledger run`` materialises the Dagster ledger job (``pipelines.cli``), so a run from the
-command line and one from the schedule are the same run.
+``bvs ledger run`` (:func:`run`) decides which customers need a run and materialises the
+Dagster ledger job's partition of each (``pipelines.materialize``), so a run from the command
+line and one from the schedule are the same run.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 import os
 import secrets
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,9 @@ from pipelines.ledgers.suppliers import (
     names_to_resolve,
     supplier_rows,
 )
+from pipelines.materialize import Output
 from pipelines.serving.ledgers import change_record, checks_of, supplier_record, suppliers_query
-from pipelines.settings import Settings
+from pipelines.settings import Settings, today_in_brisbane
 from pipelines.warehouse.snapshot import current_snapshot
 
 # ----------------------------------------------------------------------------------- import
@@ -71,6 +73,36 @@ def import_ledger(
     }
 
 
+# the rows needing review and the ignored rows `bvs ledger import` prints (the rest are in
+# the details file it names): a 50,000-row file's full list was one 3 MB line
+PRINTED_PROBLEMS = 5
+
+
+def import_summary(
+    settings: Settings, file: Path, customer: str, name: str | None = None
+) -> dict[str, Any]:
+    """``bvs ledger import``: :func:`import_ledger`, with everything it found written to a
+    details file (``store.import_details_path``, JSON) and a summary returned: the counts
+    of CONTRACT.md, the first rows needing review and ignored rows, how many there are in
+    all (``needs_review_count``, ``ignored_count``) and the file (``details``)."""
+    found = import_ledger(settings, file, customer, name)
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    details = store.import_details_path(settings, customer, found["ledger"], stamp)
+    details.parent.mkdir(parents=True, exist_ok=True)
+    tmp = details.with_name(f".{details.name}.tmp-{secrets.token_hex(4)}")
+    tmp.write_text(json.dumps(found, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, details)
+    summary: dict[str, Any] = {}
+    for key, value in found.items():
+        if key in ("needs_review", "ignored"):
+            summary[key] = value[:PRINTED_PROBLEMS]
+            summary[f"{key}_count"] = len(value)
+        else:
+            summary[key] = value
+    summary["details"] = str(details)
+    return summary
+
+
 def _land(settings: Settings, file: Path, customer: str, ledger: str) -> tuple[Path, Path | None]:
     folder = store.customer_landing(settings, customer)
     folder.mkdir(parents=True, exist_ok=True)
@@ -96,6 +128,53 @@ def _land(settings: Settings, file: Path, customer: str, ledger: str) -> tuple[P
         if old != target and old.exists():
             old.unlink()  # the same ledger sent as .xlsx after .csv (kept in replaced/)
     return target, replaced
+
+
+# -------------------------------------------------------------------------------------- run
+
+
+def run(
+    settings: Settings,
+    customer: str | None,
+    as_of: dt.date | None,
+    output: Output,
+    emit: Callable[[dict[str, Any]], None],
+) -> int:
+    """``bvs ledger run``: re-verify every landed ledger of ``customer`` (default: of every
+    customer) as of ``as_of`` (default: today in Brisbane); ``emit`` one summary per ledger
+    (CONTRACT.md). A customer whose ledgers already ran on tonight's inputs is not run again
+    (its latest summaries are emitted, ``"recorded": false``). Returns the exit code (1: a
+    customer's run failed). Raises LedgerError for what cannot be run as asked, WarehouseBusy
+    when another process holds the warehouse."""
+    from pipelines.ledgers.run import run_summary, up_to_date
+    from pipelines.materialize import materialize_ledgers
+
+    today = today_in_brisbane()
+    as_of = as_of or today
+    if as_of > today:
+        raise LedgerError(f"the run date {as_of} is after today ({today} in Brisbane)")
+    if customer:
+        customers = [check_customer_id(customer)]
+        if not store.landed_ledgers(settings, customer):
+            raise LedgerError(f"customer {customer} has no ledger landed")
+    else:
+        customers = store.customers_with_ledgers(settings)
+    if not customers:
+        raise LedgerError(f"no ledger is landed under {store.landing_root(settings)}")
+    pending = []
+    for name in customers:
+        if (latest := up_to_date(settings, name, as_of)) is not None:
+            # every ledger already ran on tonight's inputs: nothing to record, no run started
+            for done in latest:
+                emit(run_summary({**done.summary, "recorded": False}))
+        else:
+            pending.append(name)
+    if not pending:
+        return 0
+    failed = materialize_ledgers(
+        settings, pending, as_of, output, lambda summary: emit(run_summary(summary))
+    )
+    return 1 if failed else 0
 
 
 # ------------------------------------------------------------------------------------- show

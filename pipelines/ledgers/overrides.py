@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import fcntl
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -67,6 +68,11 @@ def _digest(entry: dict[str, Any]) -> str:
 
 
 def read_trail(settings: Settings, customer: str) -> list[dict[str, Any]]:
+    return [entry for _line, entry in _numbered_trail(settings, customer)]
+
+
+def _numbered_trail(settings: Settings, customer: str) -> list[tuple[int, dict[str, Any]]]:
+    """The trail's entries with the file line each is on (blank lines skipped)."""
     path = trail_path(settings, customer)
     if not path.exists():
         return []
@@ -75,42 +81,50 @@ def read_trail(settings: Settings, customer: str) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            entries.append(json.loads(line))
+            entries.append((number, json.loads(line)))
         except json.JSONDecodeError:
-            entries.append({"_unreadable": line, "_line": number})
+            entries.append((number, {"_unreadable": line, "_line": number}))
     return entries
 
 
 def verify_trail(settings: Settings, customer: str) -> list[str]:
-    """What is wrong with the customer's audit trail (empty: it verifies)."""
+    """What is wrong with the customer's audit trail (empty: it verifies), naming the file's
+    lines: entries out of order, missing or repeated (by their numbers), an entry whose
+    content or link to the entry before it changed, entries cut off the end."""
     from pipelines.state.db import state_store
 
-    problems: list[str] = []
-    previous, expected_seq = GENESIS, 1
-    entries = read_trail(settings, customer)
-    for line, entry in enumerate(entries, start=1):
-        if "_unreadable" in entry:
-            problems.append(f"entry {line} is not readable JSON")
-            previous = GENESIS
-            continue
-        if entry.get("seq") != expected_seq:
-            problems.append(
-                f"entry {line} has number {entry.get('seq')}, expected {expected_seq}"
-                " (an entry was removed, added or moved)"
-            )
-        if entry.get("prev") != previous:
-            problems.append(f"entry {line} does not follow the entry before it (its link changed)")
+    numbered = _numbered_trail(settings, customer)
+    problems = [
+        f"line {line} is not readable JSON" for line, entry in numbered if "_unreadable" in entry
+    ]
+    entries = [(line, e) for line, e in numbered if "_unreadable" not in e]
+    problems += _sequence_problems(entries)
+    by_seq: dict[int, list[tuple[int, dict[str, Any]]]] = {}
+    for line, entry in entries:
+        if isinstance(entry.get("seq"), int):
+            by_seq.setdefault(entry["seq"], []).append((line, entry))
+    for line, entry in entries:
+        seq = entry.get("seq")
         if _digest(entry) != entry.get("hash"):
-            problems.append(f"entry {line} was altered (its content no longer matches its hash)")
-        previous = str(entry.get("hash"))
-        expected_seq = int(entry.get("seq") or expected_seq) + 1
+            problems.append(
+                f"entry {seq} was altered (line {line}: its content no longer matches its hash)"
+            )
+        if not isinstance(seq, int):
+            continue
+        before = GENESIS if seq == 1 else None
+        if seq > 1 and len(by_seq.get(seq - 1, [])) == 1:
+            before = str(by_seq[seq - 1][0][1].get("hash"))
+        if before is not None and entry.get("prev") != before:
+            problems.append(
+                f"entry {seq} (line {line}) does not follow entry {seq - 1} (its link changed)"
+            )
     with state_store(settings) as engine, engine.connect() as conn:
         head = conn.execute(
             sa.select(audit_heads.c.seq, audit_heads.c.hash).where(
                 audit_heads.c.customer == customer
             )
         ).first()
-    last = entries[-1] if entries else None
+    last = by_seq[max(by_seq)][-1][1] if by_seq else None
     if head is not None and (
         last is None or (last.get("seq"), last.get("hash")) != (head.seq, head.hash)
     ):
@@ -121,6 +135,55 @@ def verify_trail(settings: Settings, customer: str) -> list[str]:
     if head is None and entries:
         problems.append("the trail has entries but no recorded head (it was not written by bvs)")
     return problems
+
+
+def _sequence_problems(entries: list[tuple[int, dict[str, Any]]]) -> list[str]:
+    """The entries' numbers against 1, 2, 3, ... in file order: lines out of order, numbers
+    missing (an entry removed) or repeated (an entry copied), lines without a number."""
+    problems = []
+    numbered = []
+    for line, entry in entries:
+        seq = entry.get("seq")
+        if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 1:
+            numbered.append((line, seq))
+        else:
+            problems.append(f"line {line} has no entry number (seq {seq!r})")
+    lines_of: dict[int, list[int]] = {}
+    for line, seq in numbered:
+        lines_of.setdefault(seq, []).append(line)
+    for seq, lines in sorted(lines_of.items()):
+        if len(lines) > 1:
+            problems.append(
+                f"entry {seq} is on {len(lines)} lines ({', '.join(map(str, lines))}):"
+                " an entry was copied"
+            )
+    if numbered:
+        missing = sorted(set(range(1, max(s for _l, s in numbered) + 1)) - set(lines_of))
+        if missing:
+            problems.append(
+                f"entr{'y' if len(missing) == 1 else 'ies'} {_ranges(missing)} missing:"
+                " removed from the trail"
+            )
+    for (line_a, seq_a), (line_b, seq_b) in itertools.pairwise(numbered):
+        if seq_b < seq_a:
+            problems.append(
+                f"lines {line_a} and {line_b} are out of order: entry {seq_a} (line {line_a})"
+                f" comes before entry {seq_b} (line {line_b}); each line must hold the entry"
+                " numbered one more than the line before (entries were moved)"
+            )
+    return problems
+
+
+def _ranges(numbers: list[int]) -> str:
+    """``[2, 3, 4, 7]`` as ``"2-4, 7"`` (and "is"/"are" left to the caller)."""
+    spans: list[list[int]] = []
+    for n in numbers:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans)
+    return f"{text} {'is' if len(numbers) == 1 else 'are'}"
 
 
 @contextmanager

@@ -11,6 +11,8 @@ warehouse and the serving snapshots::
 
     <ledgers_dir>/<customer>/_slices/<snapshot id>-<digest>/   the serving snapshot's rows
                                      of the customer's ABNs a run read (its tiles' evidence)
+    <ledgers_dir>/<customer>/_imports/<ledger>.<UTC time>.json  what one ``bvs ledger import``
+                                     found, every row needing review and every ignored row
     <ledgers_dir>/<customer>/<ledger>/
         files/<sha256>.csv|.xlsx     every ledger file a run read, once
         runs/<run_date>.<nn>/        one committed run, never written again:
@@ -87,6 +89,11 @@ def landing_root(settings: Settings) -> Path:
 def slice_dir(settings: Settings, customer: str, snapshot_id: str, digest: str) -> Path:
     """The rows of one serving snapshot a customer's runs read (``pipelines.ledgers.run``)."""
     return settings.ledgers_dir / customer / "_slices" / f"{snapshot_id}-{digest}"
+
+
+def import_details_path(settings: Settings, customer: str, ledger: str, stamp: str) -> Path:
+    """Where ``bvs ledger import`` writes everything it found (its output is a summary)."""
+    return settings.ledgers_dir / customer / "_imports" / f"{ledger}.{stamp}.json"
 
 
 def customer_landing(settings: Settings, customer: str) -> Path:

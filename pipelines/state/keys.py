@@ -15,6 +15,7 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -63,9 +64,11 @@ def create_key(
     *,
     owner: str | None = None,
     customer: str | None = None,
+    known_customers: Collection[str] | None = None,
     now: dt.datetime | None = None,
 ) -> tuple[str, ApiKey]:
-    """A new key: returns the full key (shown once, never stored) and its record."""
+    """A new key: returns the full key (shown once, never stored) and its record. With
+    ``known_customers``, a key bound to a customer not among them is refused."""
     name = name.strip()
     if not name:
         raise ApiKeyError("a key needs a name")
@@ -78,6 +81,8 @@ def create_key(
             raise ApiKeyError(
                 f"customer id {customer!r}: lower-case letters, digits and '-', at most 64"
             )
+        if known_customers is not None and customer not in known_customers:
+            raise ApiKeyError(unknown_customer(customer, known_customers))
     key_id = secrets.token_hex(6)
     secret = secrets.token_urlsafe(32)
     record = ApiKey(
@@ -102,6 +107,19 @@ def create_key(
             )
         )
     return f"{PREFIX}{key_id}_{secret}", record
+
+
+def unknown_customer(customer: str, known: Collection[str]) -> str:
+    """Why a key cannot be bound to ``customer``: the customers there are, the closest first."""
+    import difflib
+
+    close = difflib.get_close_matches(customer, sorted(known), n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    names = ", ".join(sorted(known)) if known else "none yet"
+    return (
+        f"no customer {customer!r}: known customers are those with a ledger imported"
+        f" (bvs ledger import FILE --customer C): {names}.{hint}"
+    )
 
 
 def _record(row: Any) -> ApiKey:

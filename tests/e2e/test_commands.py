@@ -96,7 +96,9 @@ def test_run_prints_where_things_are_and_the_row_counts(world: dict) -> None:
     out = world["first"].stdout
     assert f"warehouse: {world['data'] / 'warehouse.duckdb'}" in out
     assert "serving snapshot (published):" in out
-    assert "marts.entities" in out and "abr__abns" in out
+    assert re.search(r"sources: \d+ of \d+ loaded", out), out
+    assert re.search(r"marts: \d+ tables; entities [\d,]+", out), out
+    assert len(out.splitlines()) <= 40, out  # every source and table: bvs status
 
 
 def test_quarantine_holds_exactly_the_planted_malformed_rows(world: dict) -> None:
