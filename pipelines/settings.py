@@ -98,7 +98,7 @@ class Settings(BaseSettings):
     live_resolvers: str | None = Field(default=None)
     live_dns_timeout: float = Field(default=2.0, gt=0)
     # Domain blocklist zones (DNSBL), comma-separated; answers in 127.255.255.0/24 are the
-    # zone's rate-limit or error codes and never a listing (SPEC 3.3).
+    # zone's rate-limit or error codes and never a listing (docs/rules.md).
     live_blocklist_zones: str = Field(default="dbl.spamhaus.org,multi.surbl.org,multi.uribl.com")
     live_rdap_bootstrap_url: str = Field(default="https://data.iana.org/rdap/dns.json")
     # The .au registry's RDAP service (used for .au names whatever the bootstrap says).
@@ -113,8 +113,8 @@ class Settings(BaseSettings):
     live_phone_provider: SecretStr | None = Field(default=None)
     live_street_view_provider: SecretStr | None = Field(default=None)
     live_http_timeout: float = Field(default=5.0, gt=0)
-    live_review_timeout: float = Field(default=6.0, gt=0)  # SPEC 8.7
-    live_cache_ttl_hours: float = Field(default=24.0, ge=0)  # SPEC 8.4
+    live_review_timeout: float = Field(default=6.0, gt=0)  # docs/live-checks.md
+    live_cache_ttl_hours: float = Field(default=24.0, ge=0)  # docs/api.md
     live_cache_path: Path | None = Field(
         default=None, description="default <data_dir>/live/cache.sqlite"
     )

@@ -53,10 +53,7 @@ def test_an_import_and_a_key_leave_nothing_readable_by_others(tmp_path: Path) ->
 def test_the_dagster_code_location_sets_the_umask() -> None:
     """The Dagster code location (pipelines/definitions.py) runs the nightly runs: its
     process creates owner-only files too."""
-    code = (
-        "import os; os.umask(0o022); import pipelines.definitions; "
-        "print(oct(os.umask(0o022)))"
-    )
+    code = "import os; os.umask(0o022); import pipelines.definitions; print(oct(os.umask(0o022)))"
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
     )

@@ -54,7 +54,10 @@ EVIDENCE = {
 NOT_NEEDED: dict[tuple[str, str], str] = {
     ("abr", "match_rule"): "the ABR is the entities (marts.entities): registers are matched to it",
     ("abr", "match_table"): "the ABR is the entities (marts.entities): registers are matched to it",
-    ("abr", "evidence"): "ABN status and GST read marts.entities directly (abn_gst_address_rules.sql)",
+    (
+        "abr",
+        "evidence",
+    ): "ABN status and GST read marts.entities directly (abn_gst_address_rules.sql)",
     (
         "directors",
         "match_rule",

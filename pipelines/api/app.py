@@ -1,4 +1,4 @@
-"""The read API (SPEC 4-8, CONTRACT "API"): GET-only JSON under ``/api/robot``.
+"""The read API (docs/api.md, CONTRACT "API"): GET-only JSON under ``/api/robot``.
 
 ``create_app`` wires the parts; each resource has its router in ``pipelines.api.routers``.
 Every robot router's first dependency is ``deps.admitted`` (the key 401, the plan 403, the

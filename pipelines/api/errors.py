@@ -1,6 +1,6 @@
 """The API's one error type and the one place errors become HTTP answers.
 
-Every error is ``{"message": ...}`` with the status CONTRACT "API" names (SPEC 8): a route or
+Every error is ``{"message": ...}`` with the status CONTRACT "API" names (docs/api.md): a route or
 dependency raises ``ApiError``; the serving layer's domain errors (``VerifyError``,
 ``LedgerNotFound``) and FastAPI's own (validation, unknown path, wrong method) are mapped
 here, and anything else is a logged 500 that says nothing of the internals.

@@ -1,4 +1,4 @@
-"""Keys, plans and rate limits: who may ask, and how often (SPEC 8, CONTRACT "API").
+"""Keys, plans and rate limits: who may ask, and how often (docs/api.md, CONTRACT "API").
 
 ``Gatekeeper.admit`` checks the bearer key (401), that the plan allows the API (403) and
 that the plan's minute, hour and day windows have room (429), then counts the request.
@@ -100,7 +100,7 @@ class Gatekeeper:
 
     def premium(self, key: ApiKey, plan: Plan, checks: Sequence[str]) -> dict[str, dt.datetime]:
         """Count premium checks against the plan's monthly quota; the ones used up (check ->
-        when the quota resets) come back N/A and rate-limited (SPEC 2.2, 8.8)."""
+        when the quota resets) come back N/A and rate-limited (docs/ledgers.md, docs/api.md)."""
         wanted = [c for c in PREMIUM_CHECKS if c in checks]
         if plan.premium_per_month is None or not wanted:
             return {}

@@ -30,7 +30,7 @@ class Source(Strict):
     source: str
     as_of: str | None = Field(description="the extract date of the data used; null: not loaded")
     stale: bool | None = Field(
-        description="older than the source's refresh cadence (CONTRACT decision 10); null when"
+        description="older than the source's refresh cadence (docs/decisions/10-stale-data-is-reported.md); null when"
         " not loaded or the cadence is not known"
     )
 
@@ -44,24 +44,24 @@ class RateLimited(Strict):
 
 class Tile(Strict):
     status: Status
-    reason: str | None = Field(description="the SPEC 3.3 rule row that decided the status")
+    reason: str | None = Field(description="the rule row that decided the status (docs/rules.md)")
     detail: Any = Field(description="the evidence: an object, or null")
     sources: list[Source]
     weight: int
     rate_limited: RateLimited | None = Field(
-        default=None, description="present when the plan's premium quota is used up (SPEC 2.2)"
+        default=None, description="present when the plan's premium quota is used up (docs/api.md)"
     )
     checked_live_at: str | None = Field(
         default=None,
         description="when the live check ran for this answer (UTC): present on a live tile of a"
-        " `cache=false` answer with the live checks on (SPEC 4.1)",
+        " `cache=false` answer with the live checks on (docs/live-checks.md)",
         examples=["2026-11-22T03:15:00Z"],
     )
 
 
 IDENTITY_FAILURES = (
     "the decisive identity checks that FAIL (abn_status, company_status, insolvency, gst):"
-    " any of them puts the risk at least high (CONTRACT decision 21)"
+    " any of them puts the risk at least high (docs/decisions/21-decisive-identity-failure.md)"
 )
 
 
@@ -119,7 +119,7 @@ class VerifyResponse(Strict):
     checks: dict[str, Tile]
     notice: str = Field(
         description="decision support, not legal advice, certification or investment advice"
-        " (SPEC 1.8)"
+        " (docs/decisions/26-words-the-spec-requires.md)"
     )
     snapshot_id: str
     cached: bool
@@ -175,7 +175,7 @@ class SqueezeTicker(Strict):
     short_interest_as_of: str | None = Field(description="the date of the short position")
     updated_at: str | None
     notice: str = Field(
-        description="the score describes current conditions and is not predictive (SPEC 2.6)"
+        description="the score describes current conditions and is not predictive (docs/market.md)"
     )
 
 
@@ -215,7 +215,7 @@ class ActivistEntity(Strict):
     activist_id: str = Field(examples=["viceroy-research"])
     activist: str
     profile: str = Field(description="path of the entity profile, /api/robot/activists/{id}")
-    is_tracked: bool = Field(description="two or more documented campaigns (SPEC 2.7)")
+    is_tracked: bool = Field(description="two or more documented campaigns (docs/market.md)")
     campaign_count: int
     live_campaign_count: int
     first_report_date: str | None
@@ -292,7 +292,7 @@ class ViperResponse(Strict):
     name_match: NameMatched | None = Field(
         default=None,
         description="by name: the target's company name that matched, and its similarity"
-        " (at least 0.65 after normalisation, CONTRACT decision 20)",
+        " (at least 0.65 after normalisation, docs/decisions/20-names-given-are-matched.md)",
     )
     other_name_matches: list[OtherNameMatch] | None = Field(
         default=None, description="by name: the other targets that met the threshold, best first"
@@ -313,7 +313,7 @@ class SearchResult(Strict):
     name_kind: str | None
     name_status: str | None
     tier: Literal["T1", "T2", "T3a", "T3b", "T4", "T5"] = Field(
-        description="SPEC 4.4 tier; a name typed in full is T1 (legal) or T3a with exact true"
+        description="search tier (docs/search.md); a name typed in full is T1 (legal) or T3a with exact true"
     )
     exact: bool
     score: float = Field(description="pg_trgm similarity of the query and the matched name")

@@ -131,7 +131,7 @@ def _changes(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _override(args: argparse.Namespace, settings: Settings) -> int:
-    """Record an override or a revert in the customer's audit trail (SPEC 2.2)."""
+    """Record an override or a revert in the customer's audit trail (docs/ledgers.md)."""
     from pipelines.ledgers import overrides
     from pipelines.ledgers.intake import LedgerError
 

@@ -112,7 +112,7 @@ def cmd_live_check(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_squeeze(args: argparse.Namespace, settings: Settings) -> int:
-    """One instrument's Squeeze Score, or the list (SPEC 4.2), from the snapshot."""
+    """One instrument's Squeeze Score, or the list (docs/market.md), from the snapshot."""
     from pipelines.serving.market import squeeze_list, squeeze_ticker
 
     if args.ticker:
@@ -124,7 +124,7 @@ def cmd_squeeze(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_viper(args: argparse.Namespace, settings: Settings) -> int:
-    """The activist pattern result by ticker, name or ABN (SPEC 4.3), from the snapshot."""
+    """The activist pattern result by ticker, name or ABN (docs/market.md), from the snapshot."""
     from pipelines.serving.market import viper
 
     return print_from_snapshot(
@@ -133,7 +133,7 @@ def cmd_viper(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_activist(args: argparse.Namespace, settings: Settings) -> int:
-    """An activist entity's profile (SPEC 2.7), from the snapshot."""
+    """An activist entity's profile (docs/market.md), from the snapshot."""
     from pipelines.serving.market import activist
 
     return print_from_snapshot(settings, lambda con: activist(con, args.activist_id))
@@ -147,7 +147,7 @@ def cmd_sql(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
-    """The home-page search over legal, business and trading names (SPEC 4.4)."""
+    """The home-page search over legal, business and trading names (docs/search.md)."""
     from pipelines.serving.search import search
 
     return print_from_snapshot(settings, lambda con: search(con, args.query, limit=args.limit))

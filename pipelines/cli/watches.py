@@ -1,4 +1,4 @@
-"""``bvs watch`` and ``bvs alerts``: watches kept in the state database (SPEC 2.9)."""
+"""``bvs watch`` and ``bvs alerts``: watches kept in the state database (docs/market.md)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def add_commands(sub: Any) -> None:
 
 
 def cmd_watch(args: argparse.Namespace, settings: Settings) -> int:
-    """Add, list or remove watches (SPEC 2.9), kept in the state database."""
+    """Add, list or remove watches (docs/market.md), kept in the state database."""
     from pipelines.state.watches import WatchError, add_watch, list_watches, remove_watch, store
 
     with store(settings) as engine:

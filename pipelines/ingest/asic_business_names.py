@@ -4,7 +4,7 @@ Tab-separated, no quoting, UTF-8 with BOM and CRLF, 8 columns. ``BN_NAME`` is pa
 leading spaces (trimmed here, like every value). ``BN_STATUS`` is kept as published
 (``Registered``, ``Cancelled``, the undocumented ``Deregistered``, or anything new).
 ``BN_ABN`` may be empty; a present ABN is kept as listed even when it fails its check digits
-(the matching then finds it names no entity: CONTRACT decision 19). A row without a name is
+(the matching then finds it names no entity: docs/decisions/19-a-records-own-identifier.md). A row without a name is
 quarantined. Columns are read by header name; extra columns (e.g. ``BN_RENEW_DT``) are ignored.
 """
 

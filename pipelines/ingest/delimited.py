@@ -174,7 +174,7 @@ def declared_spec(
     The loaded columns with a header are read by it (required unless declared optional);
     date columns are parsed in ``date_format``; abn, acn and abn_or_acn columns are cleaned,
     and a key one (the record's own identity) must pass its check digits; an identifier the
-    record only lists is kept as listed (CONTRACT decision 19). Loaded columns without a header (values from the file name) are
+    record only lists is kept as listed (docs/decisions/19-a-records-own-identifier.md). Loaded columns without a header (values from the file name) are
     the caller's to add, so the spec's schema holds only the read ones.
     """
     read = [c for c in layout.loaded if c.header is not None]
@@ -692,7 +692,7 @@ class _Converter:
                 if not f.nullable:
                     # the record's own key: a row without a readable one is malformed
                     problems.append((bad, f"invalid {kind} in {header}", text))
-                # else an identifier the record lists (CONTRACT decision 19): kept as listed,
+                # else an identifier the record lists (docs/decisions/19-a-records-own-identifier.md): kept as listed,
                 # check digits or not; the matching finds it names no entity ("listed ABN
                 # not found") and matches the record by its register's name rule
             elif f.type in _TYPED:

@@ -101,7 +101,7 @@ class Source:
         return {AREA_TAG: self.area}
 
 
-# SPEC 3.3 refreshes the financial advisers and the banned and disqualified registers
+# docs/rules.md refreshes the financial advisers and the banned and disqualified registers
 # weekly: a week old is stale, as the weekly ABR extract is.
 WEEKLY_REGISTER_REFRESH_DAYS = 7
 
@@ -123,7 +123,7 @@ def raw_table(
 ) -> RawTable:
     """A raw table and its checks; its key ABN and ACN columns (kinds abn, acn: the record's
     own identity) are checked for check digits. An identifier a record only lists is kept as
-    listed, check digits or not (CONTRACT decision 19): the matching decides what it names."""
+    listed, check digits or not (docs/decisions/19-a-records-own-identifier.md): the matching decides what it names."""
     checks = TableChecks(
         table=f"raw.{name}",
         key=key,
@@ -152,7 +152,7 @@ def _register(
 
     Each file is the whole register with no date in its name, so only the newest file of
     the folder is read (``latest_file_key``). Stale after ``refresh_days``: a week for the
-    registers SPEC 3.3 says are weekly (financial advisers, banned and disqualified), a month
+    registers docs/rules.md says are weekly (financial advisers, banned and disqualified), a month
     for the rest, whose cadence it does not state.
     """
     return Source(
@@ -393,7 +393,7 @@ SOURCES: dict[str, Source] = {
             # No key: a person can be banned more than once, and a name is no identifier.
             key=(),
             description="ASIC Banned and Disqualified Persons (quoted CSV, snapshot)",
-            refresh_days=WEEKLY_REGISTER_REFRESH_DAYS,  # SPEC 3.3: weekly
+            refresh_days=WEEKLY_REGISTER_REFRESH_DAYS,  # docs/rules.md: weekly
         ),
         _register(
             "asic_banned_organisations",
@@ -403,7 +403,7 @@ SOURCES: dict[str, Source] = {
             "ASIC Banned and Disqualified Organisations: one row per banning.",
             key=(),  # an organisation can be banned more than once
             description="ASIC Banned and Disqualified Organisations (tab-separated, snapshot)",
-            refresh_days=WEEKLY_REGISTER_REFRESH_DAYS,  # SPEC 3.3: weekly
+            refresh_days=WEEKLY_REGISTER_REFRESH_DAYS,  # docs/rules.md: weekly
         ),
         _register(
             "asic_afs_licensees",
@@ -443,7 +443,7 @@ SOURCES: dict[str, Source] = {
             # and LANDING.md documents no unique column set.
             key=(),
             description="ASIC Financial Advisers register (tab-separated, snapshot)",
-            refresh_days=WEEKLY_REGISTER_REFRESH_DAYS,  # SPEC 3.3: weekly
+            refresh_days=WEEKLY_REGISTER_REFRESH_DAYS,  # docs/rules.md: weekly
         ),
         _register(
             "acnc_charities",

@@ -44,7 +44,7 @@ _lineage = [code("source_file"), pa.field("source_line", pa.int64())]
 
 # Kinds: text; code (a short code, dictionary-encoded); date; abn, acn, abn_or_acn (text,
 # cleaned by the delimited reader; a key one must pass its check digits, a listed one is kept
-# as the record lists it: CONTRACT decision 19); int; float; bool.
+# as the record lists it: docs/decisions/19-a-records-own-identifier.md); int; float; bool.
 Kind = Literal["text", "code", "date", "abn", "acn", "abn_or_acn", "int", "float", "bool"]
 _KIND_TYPES: dict[str, pa.DataType] = {
     "text": pa.string(),

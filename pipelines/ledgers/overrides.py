@@ -1,4 +1,4 @@
-"""User-supplied values for a supplier's domain, address or phone (SPEC 2.2), and their
+"""User-supplied values for a supplier's domain, address or phone (docs/ledgers.md), and their
 audit trail.
 
 An override replaces the value a check uses for one supplier of one ledger from the next run

@@ -1,8 +1,8 @@
-"""Finding a supplier's ABN by its name, for a whole ledger at once (SPEC 4.4).
+"""Finding a supplier's ABN by its name, for a whole ledger at once (docs/search.md).
 
 A ledger row with no usable ABN is *resolved by name* when exactly one ABN has a name at
 least 0.9 similar to the row's supplier name (pg_trgm similarity after the project's
-normalisation, CONTRACT decision 8: "at least" is ``>=``, compared at 6 decimals as the SQL
+normalisation, docs/decisions/08-similarity.md: "at least" is ``>=``, compared at 6 decimals as the SQL
 side does). Two or more such ABNs: ambiguous, the row needs review and lists them. None: the
 row needs review and lists the closest names, those at least 0.5 similar.
 

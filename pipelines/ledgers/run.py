@@ -249,7 +249,7 @@ def _overrides_digest(in_force: dict[tuple[str, str], overrides.Override]) -> st
 def _with_overrides(
     rows: pl.DataFrame, in_force: dict[tuple[str, str], overrides.Override]
 ) -> tuple[pl.DataFrame, str]:
-    """The user-supplied values in place of the ledger row's (SPEC 2.2), with
+    """The user-supplied values in place of the ledger row's (docs/ledgers.md), with
     ``user_supplied`` listing the fields replaced; and their digest."""
     if not in_force:
         return rows.with_columns(user_supplied=pl.lit(None, dtype=pl.String)), ""

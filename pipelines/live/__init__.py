@@ -1,4 +1,4 @@
-"""Live checks (SPEC 1 item 2, "live at verification time"; SPEC 3.3 rule rows).
+"""Live checks (docs/live-checks.md item 2, "live at verification time"; docs/rules.md rule rows).
 
 One module per provider kind, none of them importing Dagster:
 
@@ -10,7 +10,7 @@ One module per provider kind, none of them importing Dagster:
 * ``providers``   scam rating, review platforms, phone and street view behind one interface.
 
 ``findings`` holds what the clients found for an entity; ``tiles`` holds the outcome rules,
-one case per SPEC 3.3 row, which read the findings; ``checker`` runs the clients for a
+one case per docs/rules.md row, which read the findings; ``checker`` runs the clients for a
 domain or an entity, fills the findings and turns them into tiles. Shared machinery: ``guard``
 (public addresses only), ``http`` (urllib3 with a deadline on every read, guarded
 connections), ``shape`` (a provider's JSON checked before it is read), ``cache`` (per-key

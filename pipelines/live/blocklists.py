@@ -1,13 +1,13 @@
-"""DNS blocklists for domains (SPEC 3.3, e-mail and trust rows).
+"""DNS blocklists for domains (docs/rules.md, e-mail and trust rows).
 
 ``<domain>.<zone>`` resolving to an address in 127.0.0.0/8 means listed (RFC 5782 2.1);
 NXDOMAIN, or no address, means not listed. The answers in 127.255.255.0/24 are the zone's
 own codes for "rate limited", "query refused through a public resolver" or "bad query":
-they are filtered out and never count as a listing (SPEC 3.3). An address outside
+they are filtered out and never count as a listing (docs/rules.md). An address outside
 127.0.0.0/8 is no blocklist's code (a resolver that rewrites NXDOMAIN to a page of its own
 answers so), nor is it a listing. A zone that gave no usable answer (a rate-limit code, an
 address outside 127.0.0.0/8, SERVFAIL, REFUSED, a timeout, a malformed answer) is not
-checked: unknown, neither listed nor clean (CONTRACT decision 18), and asked again after
+checked: unknown, neither listed nor clean (docs/decisions/18-a-check-that-did-not-run-is-unknown.md), and asked again after
 ``RATE_LIMIT_RETRY``.
 """
 

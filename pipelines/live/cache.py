@@ -1,6 +1,6 @@
 """Results per (provider, key) with a time to live, in a SQLite file that survives restarts.
 
-SPEC 8.4: a result under 24 hours old is used again. Only answers are kept under a result's
+docs/api.md: a result under 24 hours old is used again. Only answers are kept under a result's
 key; a provider's rate limit is kept apart, under provider ``rate_limit`` and its endpoint,
 until its ``retry_at`` (checker.py), so that no result says "rate limited" and a restarted
 run still honours it. One connection shared by every thread behind a lock (SQLite in WAL mode): however many

@@ -1,7 +1,7 @@
 """Runs the clients for a domain or an entity and turns what they found into tiles.
 
 ``LiveChecker`` holds one of each client, the per-provider limits and the cache. Every
-lookup goes through ``_cached``: a result under the TTL (24 h, SPEC 8.4) is used again, and
+lookup goes through ``_cached``: a result under the TTL (24 h, docs/api.md) is used again, and
 ``fresh=True`` (verify with ``cache=false``) skips cached results. A provider's rate-limit
 answer holds the endpoint that gave it (throttle.py) and is kept in the cache under
 ``rate_limit`` until its ``retry_at`` (at most an hour), never in a result's entry: a

@@ -1,6 +1,6 @@
 """Certificate transparency: total certificates, earliest, subdomain certificates.
 
-Into the domain tile's detail; it corroborates the domain's age (SPEC 3.3). The search
+Into the domain tile's detail; it corroborates the domain's age (docs/rules.md). The search
 service answers a crt.sh-style JSON list (``id``, ``not_before``, ``name_value`` with the
 certificate's names one per line, ``serial_number`` and ``issuer_ca_id``). Certificates are
 counted once each: a precertificate and its certificate (the same issuer and serial number)

@@ -3,7 +3,7 @@ street view (premium).
 
 Each is an HTTPS endpoint answering JSON to ``GET <url>?<query>`` with the key as a bearer
 token (never logged: config.Secret). Not configured, the tile is N/A "provider not
-configured" and no quota is used (CONTRACT decision 18). The answers read:
+configured" and no quota is used (docs/decisions/18-a-check-that-did-not-run-is-unknown.md). The answers read:
 
 * scam rating   ``{"score": 1-100, "flags": [...]}`` (higher is safer)
 * reviews       ``{"found": bool, "rating": 0-5, "count": n}`` per platform
@@ -12,7 +12,7 @@ configured" and no quota is used (CONTRACT decision 18). The answers read:
 
 Each answer's shape is checked before a field is read (shape.py): anything else is a
 ValueError with the reason, the tile's N/A. Review platforms are asked in parallel with a
-6-second timeout each (SPEC 3.3, 8.7): a platform that has not answered by then counts as
+6-second timeout each (docs/rules.md, docs/live-checks.md): a platform that has not answered by then counts as
 not answering.
 """
 
@@ -110,7 +110,7 @@ def reviews(
     guard: Guard | None = None,
     ca_bundle: Path | None = None,
 ) -> list[ReviewAnswer]:
-    """Every platform at once; each has ``timeout`` seconds (SPEC 8.7), all of them end by
+    """Every platform at once; each has ``timeout`` seconds (docs/live-checks.md), all of them end by
     ``deadline`` (``time.monotonic``)."""
     until = time.monotonic() + timeout
     if deadline is not None:

@@ -1,9 +1,9 @@
-"""RDAP: a domain's registration date (SPEC 3.3 "WHOIS and domain age").
+"""RDAP: a domain's registration date (docs/rules.md "WHOIS and domain age").
 
 The registry's RDAP service comes from the IANA bootstrap file (RFC 9224), except for .au,
 whose registry's service is configured (``BVS_LIVE_RDAP_AU_URL``). The registration date is
 the ``registration`` event; a record without it, or whose RFC 9537 ``redacted`` list names
-it, has an unknown age (WARN, SPEC 3.3). The answer's shape is checked before a field is
+it, has an unknown age (WARN, docs/rules.md). The answer's shape is checked before a field is
 read (shape.py): an answer that is not an RDAP object, ``events`` that is not a list of
 objects, a registration date that is not a date, is a ValueError with that reason.
 """

@@ -1,4 +1,4 @@
-"""Which ABNs the pipeline checks live, and what it knows of each (SPEC 1 item 2).
+"""Which ABNs the pipeline checks live, and what it knows of each (docs/live-checks.md item 2).
 
 Ledger suppliers first (every ledger in ``landing/ledgers/``, a user's domain override
 winning over the row's domain), then every ABN with a domain from a previous run's web

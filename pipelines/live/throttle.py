@@ -8,7 +8,7 @@ the attempts and the pauses between them end when it passes.
 
 A rate-limit answer (HTTP 429, or 503 with Retry-After) raises ``RateLimited`` with the time
 it may be asked again and the endpoint that answered (one RDAP server, not all of RDAP):
-until then every call to that endpoint is answered ``RateLimited`` at once (SPEC 2.2, the
+until then every call to that endpoint is answered ``RateLimited`` at once (docs/ledgers.md, the
 tile's countdown), while the provider's other endpoints are asked as usual. No answer is
 believed for more than ``MAX_RATE_LIMIT`` (decided): a Retry-After of days or years stops
 that endpoint for an hour, then it is asked again.

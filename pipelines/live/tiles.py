@@ -1,12 +1,12 @@
-"""The live checks' outcome rules: one case per SPEC 3.3 row, in the SPEC's words.
+"""The live checks' outcome rules: one case per docs/rules.md row, in the SPEC's words.
 
 Each function takes what the clients found (``findings.Findings``) and returns a ``Tile``:
 status, the rule row that decided ("condition => STATUS", as the dbt rules write them),
 the evidence, and ``rate_limited`` when a provider's rate-limit answer kept the check from
-running (SPEC 2.2: the tile shows a countdown to ``retry_at``; N/A leaves the score).
+running (docs/ledgers.md: the tile shows a countdown to ``retry_at``; N/A leaves the score).
 The first row that holds decides, as in ``check_rule`` (dbt). A check that did not run
 (turned off, provider not configured, failed) is N/A with a reason starting "Not run"
-(CONTRACT decision 18). Rows marked "(decided)" settle a case SPEC 3.3 leaves open
+(docs/decisions/18-a-check-that-did-not-run-is-unknown.md). Rows marked "(decided)" settle a case docs/rules.md leaves open
 (docs/live-checks.md).
 """
 
@@ -25,7 +25,7 @@ LIVE_CHECKS = (
     "street_view",
 )  # fmt: skip
 
-# Free e-mail providers: an address there is not a business domain (SPEC 3.3 e-mail rows).
+# Free e-mail providers: an address there is not a business domain (docs/rules.md e-mail rows).
 FREE_EMAIL_PROVIDERS = frozenset({
     "gmail.com", "googlemail.com", "outlook.com", "outlook.com.au", "hotmail.com",
     "hotmail.com.au", "live.com", "live.com.au", "msn.com", "yahoo.com", "yahoo.com.au",
@@ -73,7 +73,7 @@ def refused_tile(f: Findings) -> Tile:
 
 
 def months_before(day: dt.date, months: int) -> dt.date:
-    """The calendar date ``months`` months before ``day`` (CONTRACT decision 9)."""
+    """The calendar date ``months`` months before ``day`` (docs/decisions/09-ages.md)."""
     year, month = divmod(day.year * 12 + day.month - 1 - months, 12)
     month += 1
     for d in (day.day, 30, 29, 28):
@@ -133,7 +133,7 @@ def domain_tile(f: Findings, as_of: dt.date) -> Tile:
     abn_registered = f.facts.abn_registered
     detail["registered"] = registered.isoformat()
     detail["abn_registered"] = abn_registered.isoformat() if abn_registered else None
-    # SPEC 3.3 lists the rows by age; "Registered after the ABN registration date => FAIL"
+    # docs/rules.md lists the rows by age; "Registered after the ABN registration date => FAIL"
     # is read as the parenthetical of the under-6-months row ("WARN (FAIL if registered after
     # the ABN)"): applied to every age it would fail nearly every business whose website is
     # younger than its ABN (decided, docs/live-checks.md).
@@ -183,7 +183,8 @@ def email_tile(f: Findings) -> Tile:
         unknown = f"blocklist lookups failed ({f.email_blocklist_error})"
     else:  # the domain was not looked up (refused)
         unknown = "blocklists not looked up"
-    if unknown:  # "not blocklisted" is unknown: no PASS on it (decided, CONTRACT decision 18)
+    # "not blocklisted" is unknown: no PASS on it (decided, docs/decisions/18-a-check-that-did-not-run-is-unknown.md)
+    if unknown:
         detail["blocklists_not_checked"] = unknown
     if listed:
         return tile("Domain on a spam or phishing blocklist => FAIL", detail)
@@ -238,7 +239,7 @@ def trust_tile(f: Findings) -> Tile:
         return tile("Two or more flags from the scam-rating service => WARN (decided)", detail)
     unknown = f.blocklists.unknown()  # a zone that did not answer, or none configured
     if unknown:
-        # rate-limit answers never count as a listing (SPEC 3.3), nor as clean
+        # rate-limit answers never count as a listing (docs/rules.md), nor as clean
         return not_run(f"{unknown}; no listing found", detail, f.blocklists.retry_at())
     if f.scam is None:
         why = (
@@ -372,7 +373,7 @@ def live_tiles(f: Findings, as_of: dt.date) -> dict[str, Tile]:
     }
 
 
-# --- WARN_CLUSTER (SPEC 2.4): the rule of macros/verification/scoring.sql ------------------
+# --- WARN_CLUSTER (docs/rules.md#risk-flags): the rule of macros/verification/scoring.sql ------------------
 
 
 @dataclass(frozen=True)
@@ -401,7 +402,7 @@ def warn_cluster(
 
     ``rule.min_warns`` or more WARN tiles with no domain or no web presence; with no domain
     the WARNs of ``rule.cascade_checks`` are not counted. A check that did not run ("Not
-    run") is unknown, not negative (CONTRACT decision 18).
+    run") is unknown, not negative (docs/decisions/18-a-check-that-did-not-run-is-unknown.md).
     """
 
     def ran(check: str) -> bool:

@@ -1,8 +1,8 @@
-"""Web presence (SPEC 3.3): candidate domains, the site's HTTPS and status, parked pages.
+"""Web presence (docs/rules.md): candidate domains, the site's HTTPS and status, parked pages.
 
 Candidates come from the trading names, then the legal name, with legal suffixes and place
 words removed, joined (and hyphenated when the name has several words) under .com.au,
-.com, .au and .net.au, at most 16 (SPEC 8.7). Each site is fetched over HTTPS, then HTTP,
+.com, .au and .net.au, at most 16 (docs/live-checks.md). Each site is fetched over HTTPS, then HTTP,
 from the address the DNS check resolved (public addresses only, guard.py), following at
 most ``MAX_REDIRECTS`` redirects, each re-resolved and checked: a redirect to a non-public
 address is refused and the site is not seen (``refused_redirect``), the domain itself is
@@ -107,7 +107,7 @@ def _words(name: str) -> list[str]:
 
 
 def candidates(trading_names: Iterable[str], legal_names: Iterable[str]) -> list[str]:
-    """Up to 16 candidate domains, trading names first (SPEC 3.3, 8.7)."""
+    """Up to 16 candidate domains, trading names first (docs/rules.md, docs/live-checks.md)."""
     labels: list[str] = []
     names = [*trading_names, *legal_names]
     for name in names:

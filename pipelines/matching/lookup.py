@@ -1,8 +1,8 @@
-"""Names a user types, matched rather than searched (CONTRACT decisions 13 and 20).
+"""Names a user types, matched rather than searched (decisions 13 and 20 in docs/decisions/).
 
 A name given to ``viper ?name=``, ``bvs viper --name``, an activist watch or a supplier
 ledger row without a usable ABN (``pipelines.ledgers.resolve``) is compared with
-the candidate names by the similarity of CONTRACT decision 8 (pg_trgm ``similarity()`` after
+the candidate names by the similarity of docs/decisions/08-similarity.md (pg_trgm ``similarity()`` after
 the project's normalisation), kept at the threshold, best first: "Ltd" for "Limited" or
 "and" for "&" never changes the answer, and a substring of a longer name is no match.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pipelines.matching.names import normalise_name
 from pipelines.matching.trigram import trigram_similarity
 
-# SPEC 3.3 activist short-seller check: "name trigram at least 0.65" (CONTRACT decision 20)
+# docs/rules.md activist short-seller check: "name trigram at least 0.65" (docs/decisions/20-names-given-are-matched.md)
 ACTIVIST_NAME_THRESHOLD = 0.65
 
 

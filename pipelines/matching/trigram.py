@@ -1,4 +1,4 @@
-"""PostgreSQL pg_trgm `similarity()`, computed in Python (CONTRACT decision 8).
+"""PostgreSQL pg_trgm `similarity()`, computed in Python (docs/decisions/08-similarity.md).
 
 pg_trgm splits a string into words (maximal runs of alphanumeric characters), lower-cases
 each word, pads it with two spaces in front and one behind, and takes every 3-character

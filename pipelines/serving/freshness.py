@@ -1,4 +1,4 @@
-"""Is a source's data stale? One rule (CONTRACT decision 10): its extract is older than the
+"""Is a source's data stale? One rule (docs/decisions/10-stale-data-is-reported.md): its extract is older than the
 source's refresh cadence.
 
 The cadence is declared with each source (``pipelines.ingest.sources``) and published in

@@ -1,11 +1,11 @@
 """Refresh one ABN's live tiles at request time (``bvs verify --live``, the API's
 ``cache=false``): the snapshot's verify response with its live tiles checked again, fresh,
-and the score and ``WARN_CLUSTER`` recomputed from the tiles available (SPEC 2.2, 2.4).
+and the score and ``WARN_CLUSTER`` recomputed from the tiles available (docs/ledgers.md, docs/rules.md#risk-flags).
 
 The snapshot gives the entity's names, type and ABN date, and the domain a previous check
 found (or a user's override); the live checks run with ``fresh=True`` (cached answers are
 not reused, a provider's standing rate limit is still honoured) within ``budget`` seconds
-(SPEC 4.1: 2 to 15 seconds).
+(docs/api.md: 2 to 15 seconds).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The squeeze, viper and activist-profile responses (SPEC 4.2, 4.3, 2.7), read from the
+"""The squeeze, viper and activist-profile responses (docs/market.md), read from the
 serving snapshot.
 
 Everything is precomputed by the dbt marts ``squeeze_latest`` / ``squeeze_scores`` (the
@@ -20,14 +20,14 @@ from pipelines.serving import notices
 from pipelines.serving.verify import VerifyError, parse_abn
 
 MARKETS = ("asx", "crypto", "forex")
-# The one tier vocabulary of the squeeze answers (SPEC 2.6 `signal_tier`, whose value
+# The one tier vocabulary of the squeeze answers (docs/market.md `signal_tier`, whose value
 # extreme is a filter): extreme above 85, high 70-85, medium 40-69, low below 40. The
 # verify tile `squeeze_signal` keeps CONTRACT's HIGH/MED/LOW (extreme and high are HIGH).
 TIERS = ("extreme", "high", "medium", "low")
 MAX_LIMIT = 500
 DEFAULT_LIMIT = 50
 # What `short_interest` measures in each market; every value is a percent (1.92 = 1.92 %).
-# ASX: ASIC's reported short positions as a percent of the product in issue (SPEC 2.6's
+# ASX: ASIC's reported short positions as a percent of the product in issue (docs/market.md's
 # "percentage of float"); crypto: the short share of open interest; forex: the
 # non-commercial short share of open interest (LANDING.md positioning files).
 SHORT_INTEREST_UNITS = {
@@ -37,13 +37,13 @@ SHORT_INTEREST_UNITS = {
 }
 # A campaign is live when reported within the 30 days before the as-of date and its outcome
 # is not known yet (int_activist__campaigns_matched); only a live campaign has a pattern
-# match score (SPEC 2.7). The words below say why a score is null; they do not decide it.
+# match score (docs/market.md). The words below say why a score is null; they do not decide it.
 LIVE_DAYS = 30
 KNOWN_OUTCOMES = ("SUBSTANTIATED", "PARTLY_SUBSTANTIATED", "REFUTED")
 PATTERN_ELEMENTS = ("publication", "amplification", "positioning", "price_move")
 ACTIVISTS_PATH = "/api/robot/activists"
 VIPER_PATH = "/api/robot/viper"
-# SPEC 2.7 names an activist's regulatory status; no landing file carries it (LANDING.md
+# docs/market.md names an activist's regulatory status; no landing file carries it (LANDING.md
 # activist/), so the answers say so rather than guess.
 REGULATORY_STATUS_NOTE = (
     "Not known: no register of activists' regulatory status is loaded (the activist campaign"
@@ -81,7 +81,7 @@ def _ticker(ticker: str) -> str:
 
 
 def squeeze_ticker(con: duckdb.DuckDBPyConnection, ticker: str) -> dict[str, Any]:
-    """One instrument's latest Squeeze Score (SPEC 4.2, ticker form)."""
+    """One instrument's latest Squeeze Score (docs/market.md, ticker form)."""
     symbol = _ticker(ticker)
     rows = _rows(
         con.execute("select * from marts.squeeze_latest where ticker = ? order by market", [symbol])
@@ -123,7 +123,7 @@ def squeeze_list(
     tier: str | None = None,
     limit: int | None = None,
 ) -> dict[str, Any]:
-    """The latest scores, highest first (SPEC 4.2, list form). Without a market or tier the
+    """The latest scores, highest first (docs/market.md, list form). Without a market or tier the
     core coverage list; with a market every product of it that has a score."""
     where = ["score is not null"]
     params: list[Any] = []
@@ -236,7 +236,7 @@ _ENTITY_COLUMNS = (
 
 
 def _entity(e: dict[str, Any]) -> dict[str, Any]:
-    """An activist entity's integrity index with its parts and regulatory status (SPEC 2.7)."""
+    """An activist entity's integrity index with its parts and regulatory status (docs/market.md)."""
     return {
         "activist_id": e["activist_id"],
         "activist": e["activist"],
@@ -261,7 +261,7 @@ def _entity(e: dict[str, Any]) -> dict[str, Any]:
 
 
 def activist(con: duckdb.DuckDBPyConnection, activist_id: str) -> dict[str, Any]:
-    """One activist entity's profile (SPEC 2.7 entity detail): integrity index and its
+    """One activist entity's profile (docs/market.md entity detail): integrity index and its
     parts, every documented campaign, and regulatory status (not known: no register)."""
     key = activist_id.strip().lower()
     found = _rows(
@@ -314,10 +314,10 @@ def viper(
     name: str | None = None,
     abn: str | None = None,
 ) -> dict[str, Any]:
-    """The activist pattern result for one target (SPEC 4.3): by ticker, name or ABN. A ticker
+    """The activist pattern result for one target (docs/market.md): by ticker, name or ABN. A ticker
     the snapshot does not know as an ASX product is a 404, like squeeze; a known one with no
     campaign, or a name or ABN no campaign names, has a zero risk score. A name is matched,
-    not searched (CONTRACT decision 20): the target whose company name is at least 0.65
+    not searched (docs/decisions/20-names-given-are-matched.md): the target whose company name is at least 0.65
     similar after normalisation, the best; the answer names the name it matched and the
     other targets that met the threshold."""
     given = [v for v in (ticker, name, abn) if v]
@@ -399,8 +399,7 @@ def viper(
 
 def _targets_named(con: duckdb.DuckDBPyConnection, name: str) -> list[NameMatch]:
     """The targeted tickers whose company name (as the campaigns name it, or the viper row)
-    is at least 0.65 similar to ``name`` after normalisation, best first (CONTRACT decision
-    20; SPEC 3.3 activist check)."""
+    is at least 0.65 similar to ``name`` after normalisation, best first (docs/decisions/20-names-given-are-matched.md; docs/rules.md activist check)."""
     candidates = con.execute(
         "select target_ticker, target_name from marts.activist_campaigns"
         " where target_ticker is not null and target_name is not null"

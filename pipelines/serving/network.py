@@ -1,6 +1,6 @@
-"""Network analysis (SPEC 4.5): what up to 20 ABNs share, read from the serving snapshot.
+"""Network analysis (docs/network.md): what up to 20 ABNs share, read from the serving snapshot.
 
-For the requested entities (SPEC 8.6: at most 20 per request) the response lists
+For the requested entities (docs/network.md: at most 20 per request) the response lists
 
 * **shared directors**: one person who is or was an officeholder (director or secretary,
   current or ceased) of two or more of them. Rows come from the ``network_officeholders``
@@ -35,7 +35,7 @@ from pipelines.matching.persons import person_name_key, person_names_match
 from pipelines.serving.market import ServingError
 from pipelines.serving.verify import parse_abn
 
-MAX_ABNS = 20  # SPEC 8.6 (6): network analysis, at most 20 ABNs per request
+MAX_ABNS = 20  # docs/network.md (6): network analysis, at most 20 ABNs per request
 ADDRESS_PRECISION = "postcode"  # the registers give the ABR state and postcode only
 # verifications.status: the same words for the ABR status codes as the verify response
 ABN_STATUS_WORDS = {"ACT": "Active", "CAN": "Cancelled"}

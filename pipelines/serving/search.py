@@ -1,4 +1,4 @@
-"""The home-page search (SPEC 4.4): legal, business and trading names, five tiers.
+"""The home-page search (docs/search.md): legal, business and trading names, five tiers.
 
 ``search(con, query, limit=20)`` reads the search marts of the serving snapshot
 (``dbt_project/models/marts/search/``) and answers::
@@ -146,7 +146,7 @@ class _Lookup:
 def search(
     con: duckdb.DuckDBPyConnection, query: str, *, limit: int = DEFAULT_LIMIT
 ) -> dict[str, Any]:
-    """Search the snapshot's names (SPEC 4.4); the response shape is in the module docs."""
+    """Search the snapshot's names (docs/search.md); the response shape is in the module docs."""
     text, key, limit = _validate(query, limit)
     words = list(dict.fromkeys(key.split(" ")))
     found: dict[int, _Hit] = {}

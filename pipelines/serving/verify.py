@@ -3,9 +3,8 @@
 Everything is precomputed by the dbt marts ``verifications`` (one row per ABN, every check's
 status, reason and evidence), ``checks`` (weights and sources) and ``risk_flags``; this
 module only shapes it. With ``checks=`` the response and its assurance score are narrowed to
-the named checks (CONTRACT decision 1): the score is recomputed from those tiles with the same
-rule as the mart (SPEC 3.2); the flags and the decisive identity failures (CONTRACT decision
-21) are the entity's, unchanged, and floor the risk as they do in the mart.
+the named checks (docs/decisions/01-every-tile-every-time.md): the score is recomputed from those tiles with the same
+rule as the mart (docs/rules.md#assurance-score); the flags and the decisive identity failures (docs/decisions/21-decisive-identity-failure.md) are the entity's, unchanged, and floor the risk as they do in the mart.
 """
 
 from __future__ import annotations
@@ -24,9 +23,9 @@ from pipelines.serving.freshness import is_stale, published_cadences
 from pipelines.state.limits import PREMIUM_CHECKS
 from pipelines.warehouse.verify_lookup import RECORD_MEMBERS
 
-# SPEC 3.2: the share of a check's weight each status scores; N/A is excluded from both sides.
+# docs/rules.md#assurance-score: the share of a check's weight each status scores; N/A is excluded from both sides.
 STATUS_SHARE = {"PASS": 1.0, "WARN": 0.5, "FAIL": 0.0}
-# SPEC 2.1 shape A members and the check each one carries.
+# docs/api.md shape A members and the check each one carries.
 SHAPE_A = {
     "asic": "company_status",
     "conduct": "conduct",
@@ -38,7 +37,7 @@ SHAPE_A = {
 }
 
 
-# A live or premium check that did not run says so in its rule row (CONTRACT decision 18):
+# A live or premium check that did not run says so in its rule row (docs/decisions/18-a-check-that-did-not-run-is-unknown.md):
 # it is unknown, not negative, and uses up no quota.
 NOT_RUN = "Not run"
 
@@ -78,7 +77,7 @@ def parse_abn(value: str) -> str:
 
 
 def assurance_score(tiles: Iterable[tuple[str, float]]) -> float | None:
-    """SPEC 3.2 over (status, weight) pairs: PASS full weight, WARN half, FAIL none, N/A out."""
+    """docs/rules.md#assurance-score over (status, weight) pairs: PASS full weight, WARN half, FAIL none, N/A out."""
     points = counted = 0.0
     for status, weight in tiles:
         share = STATUS_SHARE.get(status)
@@ -95,7 +94,7 @@ def assurance_score(tiles: Iterable[tuple[str, float]]) -> float | None:
 class RiskBands:
     """The floor each flag severity puts under the risk score, the level bands
     (docs/verification.md, "Score and risk"), and the decisive identity failures: the checks
-    whose FAIL puts the risk score at least at ``identity_floor`` (CONTRACT decision 21).
+    whose FAIL puts the risk score at least at ``identity_floor`` (docs/decisions/21-decisive-identity-failure.md).
     Declared once, in dbt_project.yml (vars ``risk_levels`` and ``identity_failures``):
     dbt's scoring macros compile from them and ``marts.risk_levels`` and
     ``marts.identity_failure_rule`` publish them in the snapshot, where this reads them."""
@@ -198,7 +197,7 @@ def _with_staleness(
     failed: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> list[dict[str, Any]]:
     """Each source with `stale` as of the snapshot's as-of date: older than its refresh
-    cadence (CONTRACT decision 10), or its newest files failed to load and it serves its
+    cadence (docs/decisions/10-stale-data-is-reported.md), or its newest files failed to load and it serves its
     last good data; null when not loaded or its cadence is not known."""
     out = []
     for source in sources:
@@ -257,7 +256,7 @@ def verify(
 
     ``context`` is the snapshot's catalogue, loaded once per snapshot by a server.
     ``limited`` names checks whose quota is used up (check id -> when it resets): their
-    tiles are N/A with a ``rate_limited`` marker and the score leaves them out (SPEC 2.2).
+    tiles are N/A with a ``rate_limited`` marker and the score leaves them out (docs/ledgers.md).
     With ``missing_ok=False`` an ABN the register does not hold raises VerifyError 404.
     ``lookup`` reads the ABN's record from the snapshot's point-lookup file instead of
     DuckDB (``pipelines.serving.lookup``; the same record, ~30 times faster). ``con`` may

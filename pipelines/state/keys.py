@@ -1,4 +1,4 @@
-"""API keys (SPEC 2.8, 5): created, named, listed and revoked; only a hash is stored.
+"""API keys (docs/api.md): created, named, listed and revoked; only a hash is stored.
 
 A key reads ``bvs_<key id>_<secret>``: the fixed vendor prefix ``bvs_``, a 12-hex-digit key
 id (shown by ``bvs keys list``, used to revoke) and a 43-character random secret

@@ -1,4 +1,4 @@
-"""Alerts of supplier-ledger runs (CONTRACT decision 16, SPEC 6.2), in the state database.
+"""Alerts of supplier-ledger runs (docs/decisions/16-changes-between-runs.md), in the state database.
 
 Every change of a ledger run that is for the worse, and every director change, new adverse
 record, insolvency notice or enforcement action, is one alert for the ledger's customer.

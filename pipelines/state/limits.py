@@ -1,4 +1,4 @@
-"""Plans, rate limits and premium-check quotas (SPEC 5, 8), counted in the state database.
+"""Plans, rate limits and premium-check quotas (docs/api.md), counted in the state database.
 
 Windows are aligned to the clock in Australia/Brisbane (AEST, UTC+10, no daylight saving):
 a minute window is one calendar minute, an hour one clock hour, a day runs from midnight to
@@ -6,7 +6,7 @@ midnight in Brisbane, a month is the calendar month in Brisbane. Each (key, coun
 is one row of ``rate_counters``; a request is admitted only if every window of its plan has
 room, and then every window is incremented, in one transaction that holds the write lock
 (``BEGIN IMMEDIATE`` on SQLite, the upsert's row locks on PostgreSQL). Counting is therefore exact across
-threads and worker processes. Refused requests change nothing (CONTRACT decision 11).
+threads and worker processes. Refused requests change nothing (docs/decisions/11-rate-limit-headers.md).
 
 The day rows are kept: they are the per-key, per-day usage ``bvs keys list`` shows. Minute
 and hour rows of past windows are deleted when the key opens a new window.
@@ -54,7 +54,7 @@ class Plan:
         return limits
 
 
-# SPEC 8's plan table. Free: 10 per hour is listed, but "no access" on the robot API (403).
+# docs/api.md's plan table. Free: 10 per hour is listed, but "no access" on the robot API (403).
 DEFAULT_PLANS: dict[str, Plan] = {
     "free": Plan("free", "Free", False, None, 10, None, 0),
     "individual": Plan("individual", "Individual", True, 10, 100, 100, 30),
@@ -154,7 +154,7 @@ class Decision:
         return max(1, math.ceil((max(ends) - self.now).total_seconds()))
 
     def headers(self) -> dict[str, str]:
-        """X-RateLimit-* of the tightest window (CONTRACT decision 11)."""
+        """X-RateLimit-* of the tightest window (docs/decisions/11-rate-limit-headers.md)."""
         window = self.tightest
         if window is None:
             return {}

@@ -1,4 +1,4 @@
-"""Watches and the alerts they raise (SPEC 2.9, 6).
+"""Watches and the alerts they raise (docs/market.md, docs/decisions/16-changes-between-runs.md).
 
 A watch belongs to an owner (the API key's owner) and is either
 
@@ -215,7 +215,7 @@ def _live_campaigns(
             f"{columns} and target_ticker = ? order by report_date", [watch["ticker"]]
         ).fetchall()
     else:
-        # a company name is matched, not searched (CONTRACT decision 20): the live campaigns
+        # a company name is matched, not searched (docs/decisions/20-names-given-are-matched.md): the live campaigns
         # whose target's name is at least 0.65 similar after normalisation, best first
         live = snapshot.execute(f"{columns} order by report_date, campaign_id").fetchall()
         found = match_names(

@@ -59,8 +59,7 @@ def health(holder: Holder, clock: Clock) -> Response:
 
 
 def _stale_sources(snap: Served, now: dt.datetime) -> list[str]:
-    """Sources whose extract is older than their refresh cadence today (CONTRACT decision
-    10), computed once a day per snapshot."""
+    """Sources whose extract is older than their refresh cadence today (docs/decisions/10-stale-data-is-reported.md), computed once a day per snapshot."""
     today = now.astimezone(BRISBANE).date()
     memo_key = ("stale", today)
     if memo_key not in snap.cache:

@@ -74,7 +74,7 @@ def ledger_suppliers(
 
 @router.get(
     "/ledgers/{ledger}/changes",
-    summary="A ledger's changes between runs since a date (CONTRACT decision 16)",
+    summary="A ledger's changes between runs since a date (docs/decisions/16-changes-between-runs.md)",
     response_model=models.LedgerChanges,
     responses=documented(400, 401, 403, 404, 429, 503),
 )

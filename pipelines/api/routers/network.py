@@ -1,4 +1,4 @@
-"""``/network``: shared directors, addresses and phoenix links among ABNs (SPEC 2.5)."""
+"""``/network``: shared directors, addresses and phoenix links among ABNs (docs/rules.md#conduct)."""
 
 from __future__ import annotations
 

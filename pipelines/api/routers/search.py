@@ -1,4 +1,4 @@
-"""``/search``: legal, trading and business names in five tiers (SPEC 4.4)."""
+"""``/search``: legal, trading and business names in five tiers (docs/search.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``/squeeze``: Squeeze Scores of ASX, crypto and forex instruments (SPEC 2.6)."""
+"""``/squeeze``: Squeeze Scores of ASX, crypto and forex instruments (docs/market.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``/verify``: a business's tiles, assurance score and risk by ABN (SPEC 2.1, 8.4)."""
+"""``/verify``: a business's tiles, assurance score and risk by ABN (docs/api.md)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from pipelines.serving.verify import parse_abn, premium_checks_run, verify
 
 router = APIRouter(tags=["verify"])
 
-CACHE_WINDOW = dt.timedelta(hours=24)  # SPEC 8.4
+CACHE_WINDOW = dt.timedelta(hours=24)  # docs/api.md
 
 
 class VerifyCache:
@@ -85,7 +85,7 @@ def _render(
         )  # fmt: skip
 
     response = build(limited)
-    # a premium check uses up quota only when it actually ran (CONTRACT decision 18)
+    # a premium check uses up quota only when it actually ran (docs/decisions/18-a-check-that-did-not-run-is-unknown.md)
     ran = premium_checks_run(response["checks"])
     if limited is None:  # not counted yet: the ABN exists, count its premium tiles
         limited = gate.premium(key, plan, ran)
@@ -108,7 +108,7 @@ def _render_live(
     checks: str | None,
 ) -> Response:
     """``cache=false`` with the live checks on: the snapshot's response with its live tiles
-    checked now (SPEC 4.1, 2 to 15 seconds; pipelines/serving/live.py). Premium checks that
+    checked now (docs/api.md, 2 to 15 seconds; pipelines/serving/live.py). Premium checks that
     ran count against the plan's quota; over it, their tiles are N/A with the countdown."""
     from pipelines.live.checker import LiveChecker
     from pipelines.live.config import from_settings

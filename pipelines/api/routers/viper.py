@@ -1,4 +1,4 @@
-"""``/viper`` and ``/activists``: activist short-seller patterns and their authors (SPEC 2.7)."""
+"""``/viper`` and ``/activists``: activist short-seller patterns and their authors (docs/market.md)."""
 
 from __future__ import annotations
 

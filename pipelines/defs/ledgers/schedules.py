@@ -1,6 +1,6 @@
 """When ledgers are re-verified: every night, and after each publish. Both run out of the box
 (the Dagster daemon of `make dev` or a deployment evaluates them): a customer hears of a
-change for the worse within a day with no operator (SPEC 6.2). Stop either in the UI
+change for the worse within a day with no operator (docs/decisions/16-changes-between-runs.md). Stop either in the UI
 (Automation), or with `dagster schedule stop nightly_ledger_reverification` / `dagster sensor
 stop ledgers_after_publish`; a stopped state is kept in the instance."""
 

@@ -13,7 +13,7 @@ change of the runs in that month (``month.py``).
   suppliers that need action first), a section per supplier that needs attention
   (``attention.py``), the other suppliers that need review with the businesses import found
   (``review.py``), the values your team supplied (``team_values.py``), an appendix of all
-  suppliers (``appendix.py``), and the SPEC 1.8 notice at the foot of every page
+  suppliers (``appendix.py``), and the docs/decisions/26-words-the-spec-requires.md notice at the foot of every page
   (``layout.py``, which also makes every cell fit its column). Codes are said in words
   (``words.py``: check names and flag triggers from the snapshot's catalogue), the code
   small beside them.

@@ -149,7 +149,7 @@ def candidates(row: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def identity_failures(row: dict[str, Any]) -> list[str]:
-    """The decisive identity checks that FAIL (CONTRACT decision 21): what put the risk at
+    """The decisive identity checks that FAIL (docs/decisions/21-decisive-identity-failure.md): what put the risk at
     least high. A run written before the column existed has none."""
     text = row.get("identity_failures")
     return json.loads(text) if row.get("abn") and text else []

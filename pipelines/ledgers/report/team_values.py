@@ -1,4 +1,4 @@
-"""The values your team supplied (overrides, SPEC 2.2) that the month's runs used: the
+"""The values your team supplied (overrides, docs/ledgers.md) that the month's runs used: the
 value, who set it, when and why (the audit trail), in each supplier's section and as one
 list for the whole report."""
 
