@@ -40,6 +40,7 @@ import shutil
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from bvs_sample.numbering import Numbering
 from bvs_sample.words import FEMALE_GIVEN, MALE_GIVEN, SURNAMES
@@ -77,7 +78,9 @@ _ABN = re.compile(r"<ABN ([^>]*)>(\d{11})</ABN>")
 _LAST_UPDATED = re.compile(r'recordLastUpdatedDate="\d{8}"')
 _GST = re.compile(r"<GST [^>]*/>")
 _GST_STATUS = re.compile(r'<GST [^>]*status="([A-Z]+)"')
-_MAIN_NAME = re.compile(r"(<MainEntity><NonIndividualName type=\"MN\"><NonIndividualNameText>)([^<]*)(<)")
+_MAIN_NAME = re.compile(
+    r"(<MainEntity><NonIndividualName type=\"MN\"><NonIndividualNameText>)([^<]*)(<)"
+)
 _FAMILY = re.compile(r"(<FamilyName>)([^<]*)(</FamilyName>)")
 _TRADING = re.compile(r'(<NonIndividualName type="TRD"><NonIndividualNameText>)([^<]*)(<)')
 _HEADER_COUNT = re.compile(r"<RecordCount>(\d+)</RecordCount>")
@@ -113,7 +116,9 @@ def _pick(rng: random.Random, kinds: tuple[tuple[str, float], ...]) -> str:
 
 
 def _xml(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("'", "&apos;")
+    return (
+        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("'", "&apos;")
+    )
 
 
 class _Week:
@@ -171,7 +176,7 @@ class _Week:
                 with src.open(member) as fin, dst.open(info, "w", force_zip64=big) as fout:
                     self.abr_file(fin, fout)
 
-    def abr_file(self, src: io.BufferedIOBase, dst: io.BufferedIOBase) -> None:
+    def abr_file(self, src: IO[bytes], dst: IO[bytes]) -> None:
         out = _Buffered(dst)
         new_records: list[str] = []
         for raw in src:
@@ -347,7 +352,7 @@ class _Week:
                     self.company_file(src, dst)
         # an older month's file beside the new one would not be read: not republished
 
-    def company_file(self, src: io.BufferedIOBase, dst: io.BufferedIOBase) -> None:
+    def company_file(self, src: IO[bytes], dst: IO[bytes]) -> None:
         out = _Buffered(dst)
         header: list[str] | None = None
         for raw in src:
@@ -387,7 +392,7 @@ class _Week:
             "DRGD": ("DEREGISTRATION", "Deregistration"),
             "EXAD": ("APPOINTMENT_OF_LIQUIDATOR", "Appointment of liquidator"),
         }
-        rows = []
+        rows: list[list[str]] = []
         for name, acn, abn, status, day in self.changed_companies:
             if status not in types:
                 continue
@@ -397,8 +402,16 @@ class _Week:
                          f"https://example.gov.au/notices/{notice_id}"])  # fmt: skip
         self.write_csv(
             target / f"notices_{self.new:%Y%m%d}.csv",
-            ["notice_id", "published_date", "notice_type", "company_name", "acn", "abn",
-             "summary", "url"],  # fmt: skip
+            [
+                "notice_id",
+                "published_date",
+                "notice_type",
+                "company_name",
+                "acn",
+                "abn",
+                "summary",
+                "url",
+            ],  # fmt: skip
             rows,
         )
         self.summary.add("gazette_new", len(rows))
@@ -411,7 +424,7 @@ class _Week:
         )
         entities = self.entities or [(abn, name) for name, _, abn, _ in self.new_companies]
         for regulator in regulators:
-            rows = []
+            rows: list[list[str]] = []
             for k in range(ADVERSE_PER_REGULATOR if entities else 0):
                 rng = _draw(self.seed, f"adverse:{regulator}:{k}", self.new)
                 abn, name = entities[rng.randrange(len(entities))]
@@ -425,8 +438,19 @@ class _Week:
                 ])  # fmt: skip
             self.write_csv(
                 target / f"{regulator}_{self.new:%Y%m%d}.csv",
-                ["regulator", "record_id", "abn", "entity_name", "action_type", "severity",
-                 "status", "action_date", "resolved_date", "summary", "url"],  # fmt: skip
+                [
+                    "regulator",
+                    "record_id",
+                    "abn",
+                    "entity_name",
+                    "action_type",
+                    "severity",
+                    "status",
+                    "action_date",
+                    "resolved_date",
+                    "summary",
+                    "url",
+                ],  # fmt: skip
                 rows,
             )
             self.summary.add("adverse_new", len(rows))
@@ -479,8 +503,9 @@ _DATED_MONTH = re.compile(r"(?<!\d)\d{6}(?!\d)")
 class _Buffered:
     """Joins small writes into ~1 MB ones (the zip member writer has no buffer of its own)."""
 
-    def __init__(self, dst: io.BufferedIOBase) -> None:
-        self.dst, self.parts, self.size = dst, [], 0
+    def __init__(self, dst: IO[bytes]) -> None:
+        self.dst, self.size = dst, 0
+        self.parts: list[bytes] = []
 
     def write(self, data: bytes) -> None:
         self.parts.append(data)
