@@ -5,6 +5,7 @@ folder, reproducibly, with a few deliberately malformed rows listed in
 ``_sample/planted.json``.
 """
 
+from bvs_sample.nextweek import NextWeekSummary, write_next_week
 from bvs_sample.writer import (
     DEFAULT_AS_OF,
     DEFAULT_EXTRACT_DATE,
@@ -18,9 +19,11 @@ from bvs_sample.writer import (
 __all__ = [
     "DEFAULT_AS_OF",
     "DEFAULT_EXTRACT_DATE",
+    "NextWeekSummary",
     "PlantedRow",
     "SampleFile",
     "SampleSummary",
     "extract_date_for",
+    "write_next_week",
     "write_sample",
 ]

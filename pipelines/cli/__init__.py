@@ -27,8 +27,23 @@ from pipelines.settings import Settings, get_settings
 
 
 def cmd_sample(args: argparse.Namespace, settings: Settings) -> int:
-    from bvs_sample import extract_date_for, write_sample
+    from bvs_sample import extract_date_for, write_next_week, write_sample
 
+    if args.next_week:
+        if not args.out:
+            print("bvs sample: --next-week needs --out (a new folder)", file=sys.stderr)
+            return 2
+        try:
+            week = write_next_week(
+                Path(args.next_week), Path(args.out), change=args.change, seed=args.seed
+            )
+        except ValueError as exc:
+            print(f"bvs sample: {exc}", file=sys.stderr)
+            return 2
+        print(f"wrote the next week to {args.out} (extracts of {week.extract_date})")
+        for name, count in sorted(week.counts.items()):
+            print(f"  {name}: {count:,}")
+        return 0
     if args.as_of and args.extract_date:
         print("bvs sample: give --as-of or --extract-date, not both", file=sys.stderr)
         return 2
@@ -72,6 +87,14 @@ def _add_sample(sub: argparse._SubParsersAction) -> None:  # noqa: SLF001
     )
     sample.add_argument(
         "--extract-date", type=date, help="the extracts' date (the as-of date is 2 days later)"
+    )
+    sample.add_argument(
+        "--next-week",
+        metavar="FROM_DIR",
+        help="write the week after FROM_DIR's landing files into --out (docs/sample-generator.md)",
+    )
+    sample.add_argument(
+        "--change", type=float, default=0.005, help="with --next-week: share of records changed"
     )
     sample.set_defaults(func=cmd_sample)
 

@@ -18,7 +18,14 @@ publish; wall time, CPU time and peak memory of each stage, then the disk it lef
    each, since the machine is shared.
 4. At the end: the disk used by ``warehouse.duckdb``, the raw layer (``data/raw``, Parquet)
    and the kept snapshots (``data/serving``).
-5. ``--second-run``: the same pipeline again after only one source's files changed
+5. The next week (unless ``--no-next-week``, ``--second-run`` or ``--second-only``): the
+   following week's landing files written from the first week's (``bvs sample --next-week
+   --change``, default one record in two hundred: the ABR and company extracts republished
+   with that share changed, new ABNs and companies, new gazette notices and adverse
+   records; docs/sample-generator.md), cached under ``.bench/full-<scale>/next-<change>``,
+   the data folder's links moved to them, and the same stages again at the next as-of date,
+   labelled ``next week:``.
+6. ``--second-run``: the same pipeline again after only one source's files changed
    (``--changed-source``, default the gazette: its file with its last row gone), to show
    what a weekly run with one changed source costs, a week later (the as-of date moves):
    the dbt build leaves out what that source does not feed and what does not read the date
@@ -62,6 +69,43 @@ def landing_files(scale: int) -> Path:
         print(f"generated the landing files at {scale:,} in {time.perf_counter() - started:.0f} s")
         marker.touch()
     return landing
+
+
+def next_week_files(scale: int, landing: Path, change: float) -> Path:
+    """The week after ``landing``'s (``bvs sample --next-week``), cached like it."""
+    out = BENCH / f"full-{scale}" / f"next-{change:g}"
+    marker = out / ".complete"
+    if not marker.exists():
+        shutil.rmtree(out, ignore_errors=True)
+        started = time.perf_counter()
+        subprocess.run(
+            [
+                BVS,
+                "sample",
+                "--next-week",
+                str(landing),
+                "--out",
+                str(out),
+                "--change",
+                str(change),
+            ],
+            check=True,
+            env={**os.environ, "CI": "true"},
+        )
+        print(f"wrote the next week at {scale:,} in {time.perf_counter() - started:.0f} s")
+        marker.touch()
+    return out
+
+
+def link_landing(data: Path, landing: Path) -> None:
+    """``data/landing/<source>`` as links to ``landing``'s folders (replacing older links)."""
+    (data / "landing").mkdir(parents=True, exist_ok=True)
+    for folder in landing.iterdir():
+        if folder.is_dir() and not folder.name.startswith("_"):
+            link = data / "landing" / folder.name
+            if link.is_symlink():
+                link.unlink()
+            link.symlink_to(folder)
 
 
 def _env(data: Path) -> dict[str, str]:
@@ -221,12 +265,13 @@ def table(scale: int, stages: list[dict], sizes: dict[str, int]) -> str:
         lines.append(
             f"| {s['stage']} | {s['wall_s']} | {s['cpu_s']} | {s['peak_rss_mb']} | {s['load']} |"
         )
-    for label, prefix in (("first run", ""), ("second run", "second: ")):
+    later = ("second: ", "next week: ")
+    for label, prefix in (("first run", ""), ("second run", "second: "), ("next week", later[1])):
         runs = [
             s
             for s in stages
             if s["stage"].startswith(prefix)
-            and (prefix or not s["stage"].startswith("second: "))
+            and (prefix or not s["stage"].startswith(later))
             and not s["stage"].endswith("start-up alone")
         ]
         if runs:
@@ -259,6 +304,15 @@ def main() -> int:
         action="store_true",
         help="only the second run, on the data folder the last run of this scale left",
     )
+    parser.add_argument(
+        "--change",
+        type=float,
+        default=0.005,
+        help="the next week's share of ABR and company records changed (default 0.005)",
+    )
+    parser.add_argument(
+        "--no-next-week", action="store_true", help="the first week only, no realistic next week"
+    )
     parser.add_argument("--out", type=Path, help="write the Markdown table here too")
     args = parser.parse_args()
     landing = landing_files(args.scale)
@@ -269,12 +323,12 @@ def main() -> int:
     if not args.second_only:
         shutil.rmtree(data, ignore_errors=True)
         shutil.rmtree(root / "dagster_home", ignore_errors=True)
-        (data / "landing").mkdir(parents=True)
-        for folder in landing.iterdir():
-            if folder.is_dir() and not folder.name.startswith("_"):
-                (data / "landing" / folder.name).symlink_to(folder)
+        link_landing(data, landing)
         log.write_text("")
         stages = weekly_run(data, log, "")
+        if not (args.no_next_week or args.second_run):
+            link_landing(data, next_week_files(args.scale, landing, args.change))
+            stages += weekly_run(data, log, "next week: ", NEXT_WEEK)
     elif not (data / "serving" / "CURRENT").exists():
         raise SystemExit(f"--second-only: no published first run in {data}")
     if args.second_run or args.second_only:
