@@ -27,10 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
-import pyarrow as pa
 
 from pipelines.matching import normalise_name
-from pipelines.matching.similarity import SimilarityIndex, similarity_join
+from pipelines.matching.similarity import SimilarityIndex, similarity_pairs
 
 RESOLVE_THRESHOLD = 0.9  # "exactly one candidate at least 0.9 similar"
 SUGGESTION_THRESHOLD = 0.5  # closest names listed for review
@@ -103,14 +102,7 @@ def similar_names(
     reader = con.sql(
         "select name_id, search_key as name_normalised from marts.search_names"
     ).to_arrow_reader(BATCH_ROWS)
-    batches = list(similarity_join(index, reader, threads=os.cpu_count()))
-    pairs = pa.Table.from_batches(
-        batches,
-        schema=pa.schema(
-            [("register_index", pa.int32()), ("name_id", reader.schema.field("name_id").type),
-             ("similarity", pa.float64())]
-        ),
-    )  # fmt: skip
+    pairs = similarity_pairs(index, reader)
     view = f"bvs_resolve_pairs_{os.getpid()}_{id(pairs)}"
     con.register(view, pairs)
     try:

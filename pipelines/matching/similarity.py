@@ -235,6 +235,19 @@ def _pairs_batch(batch: pa.RecordBatch, future, key_column: str) -> pa.RecordBat
     )
 
 
+def similarity_pairs(
+    index: SimilarityIndex, reader: pa.RecordBatchReader, *, threads: int | None = None
+) -> pa.Table:
+    """Every pair `similarity_join` finds in `reader` (batches of `name_id` and
+    `name_normalised`), as one table of `register_index`, `name_id` and `similarity`."""
+    batches = list(similarity_join(index, reader, threads=threads))
+    schema = pa.schema(
+        [("register_index", pa.int32()), ("name_id", reader.schema.field("name_id").type),
+         ("similarity", pa.float64())]
+    )  # fmt: skip
+    return pa.Table.from_batches(batches, schema=schema)
+
+
 def name_similarities(
     con, register_names, entity_names, *, batch_rows: int = 131_072, threads: int | None = None
 ):
@@ -255,12 +268,7 @@ def name_similarities(
         .select("name_id, name_normalised")
         .to_arrow_reader(batch_rows)
     )
-    batches = list(similarity_join(index, reader, threads=threads))
-    schema = pa.schema(
-        [("register_index", pa.int32()), ("name_id", reader.schema.field("name_id").type),
-         ("similarity", pa.float64())]
-    )  # fmt: skip
-    pairs = pa.Table.from_batches(batches, schema=schema)
+    pairs = similarity_pairs(index, reader, threads=threads)
     register_table = pa.table(
         {
             "register_index": pa.array(range(len(rows)), pa.int32()),

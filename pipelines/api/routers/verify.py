@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import duckdb
@@ -186,6 +187,16 @@ CacheParam = Annotated[bool, Query(description=CACHE_DOC)]
 RESPONSES = documented(400, 401, 403, 404, 429, 503)
 
 
+def _abn_param(where: Callable[..., Any]) -> Any:
+    """The ABN parameter, in the path or the query: one declaration for both routes."""
+    return where(
+        description=ABN_DOC,
+        examples=["53004085616"],
+        pattern=ABN_PATTERN,
+        json_schema_extra={"format": ABN_FORMAT},
+    )
+
+
 @router.get(
     "/verify/{abn}",
     summary="Verify a business by ABN",
@@ -197,15 +208,7 @@ async def verify_by_path(
     request: Request,
     admission: Admitted,
     snap: Snapshot,
-    abn: Annotated[
-        str,
-        Path(
-            description=ABN_DOC,
-            examples=["53004085616"],
-            pattern=ABN_PATTERN,
-            json_schema_extra={"format": ABN_FORMAT},
-        ),
-    ],
+    abn: Annotated[str, _abn_param(Path)],
     checks: ChecksParam = None,
     cache: CacheParam = True,
 ) -> Response:
@@ -223,15 +226,7 @@ async def verify_by_query(
     request: Request,
     admission: Admitted,
     snap: Snapshot,
-    abn: Annotated[
-        str,
-        Query(
-            description=ABN_DOC,
-            examples=["53004085616"],
-            pattern=ABN_PATTERN,
-            json_schema_extra={"format": ABN_FORMAT},
-        ),
-    ],
+    abn: Annotated[str, _abn_param(Query)],
     checks: ChecksParam = None,
     cache: CacheParam = True,
 ) -> Response:
