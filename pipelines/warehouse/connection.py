@@ -12,6 +12,8 @@ import pyarrow as pa
 
 from pipelines.settings import Settings
 
+CHECKPOINT_THRESHOLD = "0b"
+
 _ARROW_TO_SQL = {
     pa.string(): "varchar",
     pa.large_string(): "varchar",
@@ -60,6 +62,11 @@ def _connect(settings: Settings, *, read_only: bool) -> duckdb.DuckDBPyConnectio
         "memory_limit": settings.duckdb_memory_limit,
         "max_temp_directory_size": settings.duckdb_temp_limit,
     }
+    if not read_only:
+        # a replaced table's blocks are reused only after a checkpoint, and loads write
+        # straight to the file, not the write-ahead log that would trigger one: checkpoint
+        # at every commit (dbt_project/profiles.yml does the same for the build)
+        config["checkpoint_threshold"] = CHECKPOINT_THRESHOLD
     if settings.duckdb_threads:
         config["threads"] = settings.duckdb_threads
     return duckdb.connect(str(path), read_only=read_only, config=config)

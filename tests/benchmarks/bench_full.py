@@ -44,6 +44,7 @@ import shutil
 import subprocess
 import sys
 import time
+from datetime import date, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,9 +72,10 @@ def landing_files(scale: int) -> Path:
     return landing
 
 
-def next_week_files(scale: int, landing: Path, change: float) -> Path:
-    """The week after ``landing``'s (``bvs sample --next-week``), cached like it."""
-    out = BENCH / f"full-{scale}" / f"next-{change:g}"
+def next_week_files(scale: int, landing: Path, change: float, week: int = 2) -> Path:
+    """Week ``week``'s files, the week after ``landing``'s (``bvs sample --next-week``),
+    cached like it."""
+    out = BENCH / f"full-{scale}" / (f"next-{change:g}" + ("" if week == 2 else f"-week{week}"))
     marker = out / ".complete"
     if not marker.exists():
         shutil.rmtree(out, ignore_errors=True)
@@ -92,7 +94,7 @@ def next_week_files(scale: int, landing: Path, change: float) -> Path:
             check=True,
             env={**os.environ, "CI": "true"},
         )
-        print(f"wrote the next week at {scale:,} in {time.perf_counter() - started:.0f} s")
+        print(f"wrote week {week} at {scale:,} in {time.perf_counter() - started:.0f} s")
         marker.touch()
     return out
 
@@ -198,9 +200,30 @@ def _layer_of(project: Path, unique_id: str) -> str | None:
 
 
 def disk(path: Path) -> int:
+    """Bytes the files under ``path`` take on disk (a file linked twice counted once)."""
     if path.is_file():
         return path.stat().st_size
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for p in path.rglob("*"):
+        if p.is_file() and not p.is_symlink():
+            st = p.stat()
+            if (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                total += st.st_size
+    return total
+
+
+def disk_now(data: Path) -> dict[str, int]:
+    return {
+        "warehouse.duckdb": disk(data / "warehouse.duckdb"),
+        "raw layer (data/raw)": disk(data / "raw"),
+        "kept snapshots (data/serving)": disk(data / "serving"),
+    }
+
+
+def week_label(week: int) -> str:
+    return "" if week == 1 else "next week: " if week == 2 else f"week {week}: "
 
 
 def weekly_run(data: Path, log: Path, label: str, as_of: str = AS_OF) -> list[dict]:
@@ -254,7 +277,9 @@ def weekly_run(data: Path, log: Path, label: str, as_of: str = AS_OF) -> list[di
     return stages
 
 
-def table(scale: int, stages: list[dict], sizes: dict[str, int]) -> str:
+def table(
+    scale: int, stages: list[dict], sizes: dict[str, int], weekly: list[dict[str, int]] = ()
+) -> str:
     lines = [
         f"Weekly refresh at {scale:,} ABNs (`python tests/benchmarks/bench_full.py --scale {scale}`)",
         "",
@@ -265,8 +290,10 @@ def table(scale: int, stages: list[dict], sizes: dict[str, int]) -> str:
         lines.append(
             f"| {s['stage']} | {s['wall_s']} | {s['cpu_s']} | {s['peak_rss_mb']} | {s['load']} |"
         )
-    later = ("second: ", "next week: ")
-    for label, prefix in (("first run", ""), ("second run", "second: "), ("next week", later[1])):
+    later = tuple(p for p in (*(week_label(w) for w in range(2, 10)), "second: "))
+    totals = [("first run", ""), ("second run", "second: ")]
+    totals += [(week_label(w).rstrip(": "), week_label(w)) for w in range(2, 10)]
+    for label, prefix in totals:
         runs = [
             s
             for s in stages
@@ -287,6 +314,18 @@ def table(scale: int, stages: list[dict], sizes: dict[str, int]) -> str:
             lines += [f"* {n['node']}: {n['seconds']} s" for n in s["dbt"]["slowest"]]
     lines += ["", "Disk after the run:", ""]
     lines += [f"* {k}: {v / 1e9:.2f} GB" for k, v in sizes.items()]
+    if len(weekly) > 1:
+        first = weekly[0]["warehouse.duckdb"]
+        lines += [
+            "",
+            "Disk after each week (GB; warehouse / its size after week 1):",
+            "",
+            "| week | " + " | ".join(weekly[0]) + " | warehouse / week 1 |",
+            "| --- |" + " ---: |" * (len(weekly[0]) + 1),
+        ]
+        for week, sizes_then in enumerate(weekly, 1):
+            cells = " | ".join(f"{v / 1e9:.3f}" for v in sizes_then.values())
+            lines.append(f"| {week} | {cells} | {sizes_then['warehouse.duckdb'] / first:.2f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -313,6 +352,12 @@ def main() -> int:
     parser.add_argument(
         "--no-next-week", action="store_true", help="the first week only, no realistic next week"
     )
+    parser.add_argument(
+        "--weeks",
+        type=int,
+        default=2,
+        help="weeks in a row, each the realistic next week of the one before (default 2)",
+    )
     parser.add_argument("--out", type=Path, help="write the Markdown table here too")
     args = parser.parse_args()
     landing = landing_files(args.scale)
@@ -320,15 +365,23 @@ def main() -> int:
     data = root / "run"
     log = root / "bench_full.log"
     stages: list[dict] = []
+    weekly: list[dict[str, int]] = []
     if not args.second_only:
         shutil.rmtree(data, ignore_errors=True)
         shutil.rmtree(root / "dagster_home", ignore_errors=True)
         link_landing(data, landing)
         log.write_text("")
         stages = weekly_run(data, log, "")
-        if not (args.no_next_week or args.second_run):
-            link_landing(data, next_week_files(args.scale, landing, args.change))
-            stages += weekly_run(data, log, "next week: ", NEXT_WEEK)
+        weekly.append(disk_now(data))
+        weeks = 1 if (args.no_next_week or args.second_run) else args.weeks
+        previous = landing
+        for week in range(2, weeks + 1):
+            previous = next_week_files(args.scale, previous, args.change, week)
+            link_landing(data, previous)
+            as_of = (date.fromisoformat(AS_OF) + timedelta(days=7 * (week - 1))).isoformat()
+            stages += weekly_run(data, log, week_label(week), as_of)
+            weekly.append(disk_now(data))
+            print(json.dumps({"week": week, "disk": weekly[-1]}), flush=True)
     elif not (data / "serving" / "CURRENT").exists():
         raise SystemExit(f"--second-only: no published first run in {data}")
     if args.second_run or args.second_only:
@@ -340,12 +393,8 @@ def main() -> int:
                 lines = csv.read_bytes().rstrip(b"\n").split(b"\n")
                 csv.write_bytes(b"\n".join(lines[:-1]) + b"\n")
         stages += weekly_run(data, log, "second: ", NEXT_WEEK)
-    sizes = {
-        "warehouse.duckdb": disk(data / "warehouse.duckdb"),
-        "raw layer (data/raw)": disk(data / "raw"),
-        "kept snapshots (data/serving)": disk(data / "serving"),
-    }
-    text = table(args.scale, stages, sizes)
+    sizes = disk_now(data)
+    text = table(args.scale, stages, sizes, weekly)
     print(text)
     if args.out:
         args.out.write_text(text)

@@ -37,6 +37,28 @@
 
   {{ run_hooks(pre_hooks, inside_transaction=False) }}
   {{ run_hooks(pre_hooks, inside_transaction=True) }}
+
+  {%- set changed = bvs.sliced_table_changed_keys(existing_relation, rows, sql) if config.get('incremental_key') else none %}
+  {%- if changed is not none %}
+    {%- set key = config.get('incremental_key') %}
+    {{ log(this.identifier ~ ': ' ~ changed.count ~ ' of ' ~ rows ~ ' rows to recompute, by ' ~ config.get('incremental_inputs'), info=True) }}
+    {% call statement('delete_changed') -%}
+      delete from {{ existing_relation }} where {{ key }} in (select {{ key }} from {{ changed.relation }})
+    {%- endcall %}
+    {% call statement('main') -%}
+      insert into {{ existing_relation }} by name
+      {{ marker.sub('(\\1 in (select ' ~ key ~ ' from ' ~ changed.relation ~ '))', sql) }}
+    {%- endcall %}
+    {% do bvs.sliced_table_record_version(sql) %}
+    {{ run_hooks(post_hooks, inside_transaction=True) }}
+    {{ adapter.commit() }}
+    {% call statement('drop_changed') -%}
+      drop table if exists {{ changed.relation }}
+    {%- endcall %}
+    {{ run_hooks(post_hooks, inside_transaction=False) }}
+    {{ return({'relations': [target_relation]}) }}
+  {%- endif %}
+
   {{ log(this.identifier ~ ': ' ~ rows ~ ' rows of ' ~ config.get('slice_rows_model') ~ ', '
          ~ slices ~ (' slice' if slices == 1 else ' slices'), info=True) }}
 
@@ -61,6 +83,7 @@
   {% endif %}
   {{ adapter.rename_relation(intermediate_relation, target_relation) }}
   {% do create_indexes(target_relation) %}
+  {% if config.get('incremental_key') %}{% do bvs.sliced_table_record_version(sql) %}{% endif %}
 
   {{ run_hooks(post_hooks, inside_transaction=True) }}
   {% do persist_docs(target_relation, model) %}
@@ -71,6 +94,67 @@
   {{ return({'relations': [target_relation]}) }}
 
 {% endmaterialization %}
+
+
+{#-
+    Which keys an incremental build recomputes, or none for a whole build. With config
+    `incremental_key` (the key column, `abn`) and `incremental_inputs` (a model with the key
+    and `input_hash`, a hash of everything a key's row is computed from; the model selects
+    it as its own `input_hash`), a build whose table exists recomputes only the keys whose
+    hash differs from the one their row was computed from, and the keys that came or went.
+    A whole build instead when: dbt's `--full-refresh`; no table, or one without
+    `input_hash`; the model's code changed since the table was built (its compiled SQL
+    without the as-of date, kept in meta.model_versions); more than
+    `var('incremental_max_share')` (0.5) of the rows changed, where a whole build in slices
+    is the cheaper. Returns {count, relation} (a temporary table of the keys).
+-#}
+{% macro sliced_table_changed_keys(existing_relation, rows, sql) %}
+  {%- if existing_relation is none or should_full_refresh() -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- set columns = adapter.get_columns_in_relation(existing_relation) | map(attribute='name') | list -%}
+  {%- if 'input_hash' not in columns -%}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- do run_query("create schema if not exists meta") -%}
+  {%- do run_query("create table if not exists meta.model_versions (model varchar primary key, code_hash varchar not null, built_at timestamp not null)") -%}
+  {%- set stored = run_query("select code_hash from meta.model_versions where model = '" ~ this.identifier ~ "'") -%}
+  {%- if stored | length == 0 or stored.columns[0].values()[0] != bvs.sliced_table_code_hash(sql) -%}
+    {{ log(this.identifier ~ ': its code changed since it was built: a whole build', info=True) }}
+    {{ return(none) }}
+  {%- endif -%}
+  {%- set key = config.get('incremental_key') -%}
+  {%- set changed_relation = this.identifier ~ '__changed_keys' -%}
+  {% call statement('changed_keys') -%}
+    create or replace temporary table {{ changed_relation }} as
+    select coalesce(inputs.{{ key }}, existing.{{ key }}) as {{ key }}
+    from {{ ref(config.require('incremental_inputs')) }} as inputs
+    full outer join {{ existing_relation }} as existing on inputs.{{ key }} = existing.{{ key }}
+    where inputs.input_hash is distinct from existing.input_hash
+  {%- endcall %}
+  {%- set count = run_query('select count(*) from ' ~ changed_relation).columns[0].values()[0] | int -%}
+  {%- if count > (var('incremental_max_share', 0.5) | float) * ([rows, 1] | max) -%}
+    {{ log(this.identifier ~ ': ' ~ count ~ ' of ' ~ rows ~ ' rows changed: a whole build', info=True) }}
+    {{ return(none) }}
+  {%- endif -%}
+  {{ return({'count': count, 'relation': changed_relation}) }}
+{% endmacro %}
+
+
+{#- The model's code, as what an incremental build compares: its compiled SQL without the as-of date. -#}
+{% macro sliced_table_code_hash(sql) %}
+  {{ return(local_md5(sql | replace(bvs.as_of_date(), 'as_of'))) }}
+{% endmacro %}
+
+
+{% macro sliced_table_record_version(sql) %}
+  {%- do run_query("create schema if not exists meta") -%}
+  {%- do run_query("create table if not exists meta.model_versions (model varchar primary key, code_hash varchar not null, built_at timestamp not null)") -%}
+  {% call statement('record_version') -%}
+    insert or replace into meta.model_versions
+    values ('{{ this.identifier }}', '{{ bvs.sliced_table_code_hash(sql) }}', current_timestamp::timestamp)
+  {%- endcall %}
+{% endmacro %}
 
 
 {#- A table in slices on DuckDB (above), a table elsewhere. -#}

@@ -9,8 +9,15 @@
 -- reason (macro live_check_reasons). A check whose sources were never loaded is N/A.
 
 -- Built in slices of the ABNs at 20 M (macros/materializations/sliced_table.sql): every
--- ABN-keyed relation below reads one slice, `bvs.in_slice('abn')`.
-{{ config(materialized=bvs.sliced_table_materialization(), slice_rows_model='entities') }}
+-- ABN-keyed relation below reads one slice, `bvs.in_slice('abn')`. A week's build
+-- recomputes only the ABNs whose inputs changed (int_check_inputs): the slice is then
+-- those ABNs.
+{{ config(
+    materialized=bvs.sliced_table_materialization(),
+    slice_rows_model='entities',
+    incremental_key='abn',
+    incremental_inputs='int_check_inputs',
+) }}
 
 {%- set as_of = bvs.as_of_date() %}
 
@@ -114,11 +121,7 @@ people as (
 
 asx as (
 
-    select
-        abn,
-        min(asx_code) as asx_code
-    from {{ ref('match_asx_listed') }}
-    group by abn
+    select * from {{ ref('int_check_evidence__asx') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
@@ -128,17 +131,9 @@ viper as (
 
 ),
 
--- a campaign's target found by its ABN (one ticker per ABN: the latest report's)
 viper_abns as (
 
-    select * from (
-        select
-            *,
-            row_number() over (partition by abn order by report_date desc, ticker) as newest_first
-        from viper
-        where abn is not null
-    ) as ranked
-    where newest_first = 1
+    select * from {{ ref('int_check_evidence__activist') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
@@ -148,28 +143,23 @@ squeeze as (
 
 ),
 
--- The states a loaded licence register covers (seed licence_registers: QBCC QLD, NSW Fair
--- Trading NSW, VBA VIC, SA CBS SA).
 licence_coverage as (
 
-    select distinct licence_registers.state
-    from {{ ref('licence_registers') }} as licence_registers
-    inner join (select distinct register from {{ ref('stg_licences__licences') }}) as loaded
-        on licence_registers.register = loaded.register
+    select * from {{ ref('int_check_evidence__licence_coverage') }}
 
 ),
 
--- One row: per check, whether its data is loaded and which sources are missing.
 check_data as (
 
-    select
-        {%- for check_id in bvs.check_ids() %}
-        coalesce(min(case when check_id = '{{ check_id }}' then case when is_data_loaded then 1 else 0 end end), 1) = 1
-            as {{ check_id }}_is_loaded,
-        max(case when check_id = '{{ check_id }}' then missing_sources end) as {{ check_id }}_missing
-        {%- if not loop.last %},{% endif %}
-        {%- endfor %}
-    from {{ ref('int_check_sources') }}
+    select * from {{ ref('int_check_evidence__loaded') }}
+
+),
+
+-- what an ABN's outcomes were computed from (int_check_inputs): the incremental build
+-- recomputes the ABNs whose hash changed (macros/materializations/sliced_table.sql)
+inputs as (
+
+    select * from {{ ref('int_check_inputs') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
@@ -454,7 +444,8 @@ outcomes as (
         phoenix_links.links as phoenix_links,
         coalesce(people.current_ppsr_count, 0) as current_ppsr_count,
         coalesce(insolvency.exad_count, 0) + coalesce(insolvency.diss_count, 0) > 0 as is_insolvency_found,
-        asx.asx_code
+        asx.asx_code,
+        inputs.input_hash
     from entities
     cross join check_data
     left join phoenix on entities.abn = phoenix.abn
@@ -477,6 +468,7 @@ outcomes as (
     left join viper_abns as viper_by_abn on entities.abn = viper_by_abn.abn
     left join squeeze on asx.asx_code = squeeze.ticker
     left join live on entities.abn = live.abn
+    left join inputs on entities.abn = inputs.abn
 
 )
 
