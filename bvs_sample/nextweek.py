@@ -141,6 +141,7 @@ class _Week:
         self.new_companies: list[tuple[str, str, str, dt.date]] = []  # name, acn, abn, date
         self.changed_companies: list[tuple[str, str, str, str, dt.date]] = []
         self.entities: list[tuple[str, str]] = []  # (abn, name) changed this week, for adverse
+        self.quiet: list[tuple[str, str]] = []  # (abn, name) unchanged this week, for adverse
         self.summary = NextWeekSummary(
             self.new.isoformat(), (self.new + dt.timedelta(days=2)).isoformat(), change, seed
         )
@@ -209,6 +210,12 @@ class _Week:
             return line
         abn = found[2]
         if _unit(self.seed, abn, self.new) >= self.change:
+            # a regulator's new record names a business whatever its register did this
+            # week: a few unchanged ones are kept as targets too
+            if len(self.quiet) < 1000 and _unit(self.seed + 1, abn, self.new) < self.change:
+                main = _MAIN_NAME.search(line)
+                if main:
+                    self.quiet.append((abn, main[2].replace("&amp;", "&").replace("&apos;", "'")))
             return line
         rng = _draw(self.seed, abn, self.new)
         attrs = found[1]
@@ -427,7 +434,9 @@ class _Week:
             rows: list[list[str]] = []
             for k in range(ADVERSE_PER_REGULATOR if entities else 0):
                 rng = _draw(self.seed, f"adverse:{regulator}:{k}", self.new)
-                abn, name = entities[rng.randrange(len(entities))]
+                # every other record names a business the register left unchanged
+                targets = self.quiet if k % 2 and self.quiet else entities
+                abn, name = targets[rng.randrange(len(targets))]
                 record_id = f"{regulator}-{self.new:%Y%m%d}-{k + 1:04d}"
                 rows.append([
                     regulator, record_id, abn, name,
