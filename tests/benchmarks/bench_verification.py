@@ -171,7 +171,7 @@ def measure_once(work: Path) -> dict:
 
     warehouse = work / "warehouse.duckdb"
     run_dbt(warehouse, work, "seed")
-    seconds = run_dbt(warehouse, work, "run", "--select", "tag:verification")
+    seconds = run_dbt(warehouse, work, "run", "--full-refresh", "--select", "tag:verification")
     steps = model_seconds(work)
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
