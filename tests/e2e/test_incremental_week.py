@@ -59,7 +59,16 @@ def two_weeks(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> dic
     _run([BVS, "run", "--as-of", AS_OF], env)
     next_week = root / "next-week"
     _run(
-        [BVS, "sample", "--next-week", str(sample_dir), "--out", str(next_week), "--change", "0.02"],
+        [
+            BVS,
+            "sample",
+            "--next-week",
+            str(sample_dir),
+            "--out",
+            str(next_week),
+            "--change",
+            "0.02",
+        ],
         env,
     )
     shutil.rmtree(data / "landing")
