@@ -3,9 +3,10 @@
 The sample's first week is run (`bvs run`), then its realistic next week (`bvs sample
 --next-week`: ABR and company records changed, new ABNs, new gazette notices and adverse
 records) a week later, as the weekly schedule runs it: `int_check_outcomes` recomputes only
-the ABNs whose inputs changed (`int_check_inputs`). A copy of that warehouse then rebuilds
-`int_check_outcomes` and everything downstream of it whole (`dbt run --full-refresh`), and
-every table of the two warehouses must hold the same rows. Leave an input out of
+the ABNs whose inputs changed (`int_check_inputs`), and `verifications` those ABNs' rows. A
+copy of that warehouse then rebuilds `int_check_outcomes` and everything downstream of it
+whole (`dbt run --full-refresh`), and every table of the two warehouses must hold the same
+rows. Leave an input out of
 `int_check_inputs` and the ABNs it changed keep last week's outcomes: this test fails.
 """
 
@@ -80,11 +81,15 @@ def two_weeks(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> dic
 
 
 def test_the_next_week_recomputes_only_the_abns_whose_inputs_changed(two_weeks: dict) -> None:
-    found = re.search(r"int_check_outcomes: (\d+) of (\d+) rows to recompute", two_weeks["log"])
-    assert found, "the next week rebuilt int_check_outcomes whole, not incrementally"
-    changed, rows = int(found.group(1)), int(found.group(2))
+    recomputed = {}
+    for model in ("int_check_outcomes", "verifications"):
+        found = re.search(rf"{model}: (\d+) of (\d+) rows to recompute", two_weeks["log"])
+        assert found, f"the next week rebuilt {model} whole, not incrementally"
+        recomputed[model] = (int(found.group(1)), int(found.group(2)))
+    changed, rows = recomputed["int_check_outcomes"]
     # ABNs with changed records, new ABNs, and those whose ABN status age crossed a month
     assert 0 < changed < rows / 2
+    assert recomputed["verifications"] == (changed, rows)
 
 
 def test_an_incremental_week_equals_a_whole_build_of_the_same_files(two_weeks: dict) -> None:

@@ -1,20 +1,35 @@
 {#-
     A table built in slices of its rows: one `create table` of the first slice, then one
     `insert` per other slice, each a separate statement, so that the joins and aggregations
-    of one slice are all that is held in memory (or spilled) at once.
+    of one slice are all that is held in memory (or spilled) at once; and, when its config
+    says what each row is computed from, rebuilt incrementally: only the rows whose inputs
+    changed are computed again.
 
-    Why: `int_check_outcomes` joins every ABN to some twenty evidence aggregates, one row per
-    ABN, in one statement. At 20 million ABNs their hash tables and the wide rows they join
-    passed DuckDB's 8 GB bound and then 28 GB of spill within three minutes; a fifth of the ABNs
-    at a time built in 99 s with at most 1.2 GB of spill (docs/weekly-refresh.md).
+    Why slices: `int_check_outcomes` joins every ABN to some twenty evidence aggregates, one
+    row per ABN, in one statement. At 20 million ABNs their hash tables and the wide rows
+    they join passed DuckDB's 8 GB bound and then 28 GB of spill within three minutes; a
+    fifth of the ABNs at a time built in 99 s with at most 1.2 GB of spill
+    (docs/weekly-refresh.md).
 
     The model marks each relation it reads with `{{ bvs.in_slice('abn') }}` in a `where`
     clause; the slices are `hash(<column>) % slices = k` (k = 0 .. slices - 1), so a slice
     of every relation holds the same ABNs and a join on the column sees all its matches. The
     number of slices is the row count of `config slice_rows_model` (a model the model refs)
     over `var('rows_per_slice')` (4,000,000), at least one: a warehouse under that size
-    builds in one statement, as a `table` would. DuckDB only: on another adapter the model is
-    a `table` (`bvs.sliced_table_materialization()`) and `in_slice` is `1 = 1`.
+    builds in one statement, as a `table` would. Without `slice_rows_model`, one statement.
+    DuckDB only: on another adapter the model is a `table`
+    (`bvs.sliced_table_materialization()`) and `in_slice` is `1 = 1`.
+
+    Incremental (docs/weekly-refresh.md, "The incremental week"): config `incremental_key`
+    (the key column, `abn`) and `incremental_inputs` (a model of the key and `input_hash`, a
+    hash of everything the key's row is computed from; the model selects that hash as its
+    own `input_hash`). A build whose table exists deletes the rows whose key's hash changed
+    or whose key is gone, and inserts those keys' rows: the same marker then selects the
+    changed keys (in slices of `rows_per_slice` changed keys). Optional:
+    `incremental_globals` (models every row reads whole, such as a seed of weights: when
+    their content changes, everything is rebuilt) and `incremental_restamp` (a column
+    holding the as-of date, set on every row). See `sliced_table_changed_keys` for when a
+    whole build is chosen instead.
 -#}
 {% materialization sliced_table, adapter='duckdb' %}
 
@@ -26,10 +41,10 @@
   {%- set backup_relation = make_backup_relation(target_relation, backup_relation_type) -%}
   {%- set preexisting_backup_relation = load_cached_relation(backup_relation) -%}
 
-  {%- set counted = run_query('select count(*) from ' ~ ref(config.require('slice_rows_model'))) -%}
+  {%- set rows_model = config.get('slice_rows_model') or config.get('incremental_inputs') -%}
+  {%- set counted = run_query('select count(*) from ' ~ ref(rows_model)) -%}
   {%- set rows = counted.columns[0].values()[0] | int -%}
-  {%- set rows_per_slice = var('rows_per_slice', 4000000) | int -%}
-  {%- set slices = [1, ((rows + rows_per_slice - 1) // rows_per_slice)] | max -%}
+  {%- set slices = bvs.slices_for(rows) if config.get('slice_rows_model') else 1 -%}
   {%- set marker = modules.re.compile('\\(1 = 1 /\\* bvs:slice:([A-Za-z0-9_.]+) \\*/\\)') -%}
 
   {{ drop_relation_if_exists(preexisting_intermediate_relation) }}
@@ -41,14 +56,27 @@
   {%- set changed = bvs.sliced_table_changed_keys(existing_relation, rows, sql) if config.get('incremental_key') else none %}
   {%- if changed is not none %}
     {%- set key = config.get('incremental_key') %}
-    {{ log(this.identifier ~ ': ' ~ changed.count ~ ' of ' ~ rows ~ ' rows to recompute, by ' ~ config.get('incremental_inputs'), info=True) }}
+    {%- set changed_slices = bvs.slices_for(changed.count) if config.get('slice_rows_model') else 1 %}
+    {{ log(this.identifier ~ ': ' ~ changed.count ~ ' of ' ~ rows ~ ' rows to recompute, by '
+           ~ config.get('incremental_inputs') ~ ', ' ~ changed_slices ~ (' slice' if changed_slices == 1 else ' slices'), info=True) }}
     {% call statement('delete_changed') -%}
       delete from {{ existing_relation }} where {{ key }} in (select {{ key }} from {{ changed.relation }})
     {%- endcall %}
-    {% call statement('main') -%}
-      insert into {{ existing_relation }} by name
-      {{ marker.sub('(\\1 in (select ' ~ key ~ ' from ' ~ changed.relation ~ '))', sql) }}
-    {%- endcall %}
+    {%- for k in range(changed_slices) %}
+      {%- set in_changed = '\\1 in (select ' ~ key ~ ' from ' ~ changed.relation ~ ')' %}
+      {%- set in_changed = in_changed if changed_slices == 1
+          else in_changed ~ ' and hash(\\1) % ' ~ changed_slices ~ ' = ' ~ k %}
+      {% call statement('main' if loop.last else 'slice_' ~ k) -%}
+        insert into {{ existing_relation }} by name
+        {{ marker.sub('(' ~ in_changed ~ ')', sql) }}
+      {%- endcall %}
+    {%- endfor %}
+    {%- if config.get('incremental_restamp') %}
+      {% call statement('restamp') -%}
+        update {{ existing_relation }} set {{ config.get('incremental_restamp') }} = {{ bvs.as_of_date() }}
+        where {{ config.get('incremental_restamp') }} is distinct from {{ bvs.as_of_date() }}
+      {%- endcall %}
+    {%- endif %}
     {% do bvs.sliced_table_record_version(sql) %}
     {{ run_hooks(post_hooks, inside_transaction=True) }}
     {{ adapter.commit() }}
@@ -59,7 +87,7 @@
     {{ return({'relations': [target_relation]}) }}
   {%- endif %}
 
-  {{ log(this.identifier ~ ': ' ~ rows ~ ' rows of ' ~ config.get('slice_rows_model') ~ ', '
+  {{ log(this.identifier ~ ': ' ~ rows ~ ' rows of ' ~ rows_model ~ ', '
          ~ slices ~ (' slice' if slices == 1 else ' slices'), info=True) }}
 
   {%- for k in range(slices) %}
@@ -96,17 +124,21 @@
 {% endmaterialization %}
 
 
+{#- Slices for `rows` rows: rows over var('rows_per_slice') (4,000,000), at least one. -#}
+{% macro slices_for(rows) %}
+  {%- set rows_per_slice = var('rows_per_slice', 4000000) | int -%}
+  {{ return([1, ((rows + rows_per_slice - 1) // rows_per_slice)] | max) }}
+{% endmacro %}
+
+
 {#-
-    Which keys an incremental build recomputes, or none for a whole build. With config
-    `incremental_key` (the key column, `abn`) and `incremental_inputs` (a model with the key
-    and `input_hash`, a hash of everything a key's row is computed from; the model selects
-    it as its own `input_hash`), a build whose table exists recomputes only the keys whose
-    hash differs from the one their row was computed from, and the keys that came or went.
-    A whole build instead when: dbt's `--full-refresh`; no table, or one without
-    `input_hash`; the model's code changed since the table was built (its compiled SQL
-    without the as-of date, kept in meta.model_versions); more than
-    `var('incremental_max_share')` (0.5) of the rows changed, where a whole build in slices
-    is the cheaper. Returns {count, relation} (a temporary table of the keys).
+    Which keys an incremental build recomputes, or none for a whole build: the keys whose
+    `incremental_inputs` hash differs from the one their row was computed from, and the keys
+    that came or went. A whole build instead when: dbt's `--full-refresh`; no table, or one
+    without `input_hash`; the model's code or its `incremental_globals` changed since the
+    table was built (meta.model_versions); more than `var('incremental_max_share')` (0.5)
+    of the rows changed, where a whole build in slices is the cheaper. Returns {count,
+    relation} (a temporary table of the keys).
 -#}
 {% macro sliced_table_changed_keys(existing_relation, rows, sql) %}
   {%- if existing_relation is none or should_full_refresh() -%}
@@ -116,11 +148,10 @@
   {%- if 'input_hash' not in columns -%}
     {{ return(none) }}
   {%- endif -%}
-  {%- do run_query("create schema if not exists meta") -%}
-  {%- do run_query("create table if not exists meta.model_versions (model varchar primary key, code_hash varchar not null, built_at timestamp not null)") -%}
+  {%- do bvs.sliced_table_versions() -%}
   {%- set stored = run_query("select code_hash from meta.model_versions where model = '" ~ this.identifier ~ "'") -%}
   {%- if stored | length == 0 or stored.columns[0].values()[0] != bvs.sliced_table_code_hash(sql) -%}
-    {{ log(this.identifier ~ ': its code changed since it was built: a whole build', info=True) }}
+    {{ log(this.identifier ~ ': its code or the models it reads whole changed since it was built: a whole build', info=True) }}
     {{ return(none) }}
   {%- endif -%}
   {%- set key = config.get('incremental_key') -%}
@@ -141,15 +172,32 @@
 {% endmacro %}
 
 
-{#- The model's code, as what an incremental build compares: its compiled SQL without the as-of date. -#}
+{#-
+    What a table's rows were built by, beside their input hashes: the model's compiled SQL
+    without the as-of date, and the content of its `incremental_globals`.
+-#}
 {% macro sliced_table_code_hash(sql) %}
-  {{ return(local_md5(sql | replace(bvs.as_of_date(), 'as_of'))) }}
+  {%- set parts = [sql | replace(bvs.as_of_date(), 'as_of')] -%}
+  {%- for name in config.get('incremental_globals', []) -%}
+    {#- found in the graph, not by `ref`: a global the model reads only through another
+        model (the flag definitions, through risk_flags) is no dependency of its own -#}
+    {%- set node = graph.nodes.values() | selectattr('name', 'equalto', name) | first -%}
+    {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias) -%}
+    {%- set content = run_query('select coalesce(sum(hash(t)), 0) from ' ~ relation ~ ' as t') -%}
+    {%- do parts.append(name ~ ':' ~ content.columns[0].values()[0]) -%}
+  {%- endfor -%}
+  {{ return(local_md5(parts | join('\n'))) }}
+{% endmacro %}
+
+
+{% macro sliced_table_versions() %}
+  {%- do run_query("create schema if not exists meta") -%}
+  {%- do run_query("create table if not exists meta.model_versions (model varchar primary key, code_hash varchar not null, built_at timestamp not null)") -%}
 {% endmacro %}
 
 
 {% macro sliced_table_record_version(sql) %}
-  {%- do run_query("create schema if not exists meta") -%}
-  {%- do run_query("create table if not exists meta.model_versions (model varchar primary key, code_hash varchar not null, built_at timestamp not null)") -%}
+  {%- do bvs.sliced_table_versions() -%}
   {% call statement('record_version') -%}
     insert or replace into meta.model_versions
     values ('{{ this.identifier }}', '{{ bvs.sliced_table_code_hash(sql) }}', current_timestamp::timestamp)

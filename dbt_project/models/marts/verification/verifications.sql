@@ -12,25 +12,37 @@
 -- medium from 40, low below (docs/verification.md). The formulas are macros
 -- (macros/verification/scoring.sql), shared with the supplier ledgers' verifications.
 
+--
+-- A week's build recomputes only the ABNs whose check outcomes' inputs changed (their
+-- `input_hash`, carried here), and sets every row's as_of_date; a change of the weights or
+-- the flag definitions rebuilds every row (macros/materializations/sliced_table.sql).
+{{ config(
+    materialized=bvs.sliced_table_materialization(),
+    incremental_key='abn',
+    incremental_inputs='int_check_outcomes',
+    incremental_globals=['check_weights', 'flag_definitions'],
+    incremental_restamp='as_of_date',
+) }}
+
 {%- set checks = bvs.check_ids() %}
 
 with
 
 outcomes as (
 
-    select * from {{ ref('int_check_outcomes') }}
+    select * from {{ ref('int_check_outcomes') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
 entities as (
 
-    select * from {{ ref('entities') }}
+    select * from {{ ref('entities') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
 flags as (
 
-    select * from {{ ref('risk_flags') }}
+    select * from {{ ref('risk_flags') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
@@ -117,7 +129,8 @@ final as (
         with_scores.{{ check_id }}_reason,
         with_scores.{{ check_id }}_detail,
         {%- endfor %}
-        {{ bvs.as_of_date() }} as as_of_date
+        {{ bvs.as_of_date() }} as as_of_date,
+        with_scores.input_hash
     from with_scores
     inner join entities
         on with_scores.abn = entities.abn
