@@ -32,6 +32,7 @@ def _profile_env(settings: Settings) -> dict[str, str]:
         "BVS_WAREHOUSE": str(settings.warehouse),
         "BVS_DUCKDB_MEMORY_LIMIT": settings.duckdb_memory_limit,
         "BVS_DUCKDB_TEMP_LIMIT": settings.duckdb_temp_limit,
+        "BVS_DBT_THREADS": str(settings.dbt_threads),
     }
 
 

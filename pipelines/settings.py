@@ -47,6 +47,11 @@ class Settings(BaseSettings):
     # more fails with a clear error, keeping the last good data, instead of filling the disk.
     duckdb_temp_limit: str = Field(default="40GB")
     duckdb_threads: int = Field(default=0, ge=0, description="0 = DuckDB's default")
+    # Models dbt builds at once. Each query already uses every core; two at once overlap the
+    # small ones, one at a time lets the warehouse reuse a replaced table's blocks before the
+    # next one is written: at 2 M, one rebuild grew the file 1.26 times instead of 1.39 for
+    # 6 % more wall time (docs/weekly-refresh.md, "Disk").
+    dbt_threads: int = Field(default=2, ge=1)
     # A second writer of the warehouse (another run, whatever started it) waits this long for
     # the writer lock, then refuses naming the holder (pipelines/warehouse/lock.py).
     writer_wait_seconds: float = Field(default=60.0, ge=0)

@@ -24,7 +24,8 @@ publish; wall time, CPU time and peak memory of each stage, then the disk it lef
    with that share changed, new ABNs and companies, new gazette notices and adverse
    records; docs/sample-generator.md), cached under ``.bench/full-<scale>/next-<change>``,
    the data folder's links moved to them, and the same stages again at the next as-of date,
-   labelled ``next week:``.
+   labelled ``next week:``. ``--weeks N`` runs N weeks in a row, each the next week of the
+   one before (``week 3:``, ...), with the disk after each week.
 6. ``--second-run``: the same pipeline again after only one source's files changed
    (``--changed-source``, default the gazette: its file with its last row gone), to show
    what a weekly run with one changed source costs, a week later (the as-of date moves):
