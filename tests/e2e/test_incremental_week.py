@@ -124,6 +124,26 @@ def test_an_incremental_week_equals_a_whole_build_of_the_same_files(two_weeks: d
         env,
         cwd=work,
     )
+    # and built again on the same files: nothing changed, nothing is recomputed
+    again = _run(
+        [
+            DBT,
+            "run",
+            "--select",
+            "int_check_outcomes verifications",
+            "--project-dir",
+            str(DBT_PROJECT),
+            "--profiles-dir",
+            str(DBT_PROJECT),
+            "--target-path",
+            str(work / "target"),
+            "--log-path",
+            str(work / "logs"),
+        ],
+        env,
+        cwd=work,
+    )
+    assert "int_check_outcomes: 0 of " in again and "verifications: 0 of " in again
     con = duckdb.connect()
     con.execute(f"attach '{incremental}' as incremental (read_only)")
     con.execute(f"attach '{whole}' as whole (read_only)")

@@ -62,7 +62,13 @@
     {% call statement('delete_changed') -%}
       delete from {{ existing_relation }} where {{ key }} in (select {{ key }} from {{ changed.relation }})
     {%- endcall %}
-    {%- for k in range(changed_slices) %}
+    {#- no key changed (a run again on the same day): the model's SQL is not run at all -#}
+    {%- if changed.count == 0 %}
+      {% call statement('main') -%}
+        select 0
+      {%- endcall %}
+    {%- endif %}
+    {%- for k in range(changed_slices if changed.count > 0 else 0) %}
       {%- set in_changed = '\\1 in (select ' ~ key ~ ' from ' ~ changed.relation ~ ')' %}
       {%- set in_changed = in_changed if changed_slices == 1
           else in_changed ~ ' and hash(\\1) % ' ~ changed_slices ~ ' = ' ~ k %}
