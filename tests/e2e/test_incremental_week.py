@@ -105,44 +105,29 @@ def test_an_incremental_week_equals_a_whole_build_of_the_same_files(two_weeks: d
         "BVS_AS_OF": NEXT_WEEK,
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
     }
-    _run(
-        [
-            DBT,
-            "run",
-            "--full-refresh",
-            "--select",
-            "int_check_outcomes+",
-            "--project-dir",
-            str(DBT_PROJECT),
-            "--profiles-dir",
-            str(DBT_PROJECT),
-            "--target-path",
-            str(work / "target"),
-            "--log-path",
-            str(work / "logs"),
-        ],
-        env,
-        cwd=work,
-    )
+
+    def dbt_run(*args: str) -> str:
+        return _run(
+            [
+                DBT,
+                "run",
+                *args,
+                "--project-dir",
+                str(DBT_PROJECT),
+                "--profiles-dir",
+                str(DBT_PROJECT),
+                "--target-path",
+                str(work / "target"),
+                "--log-path",
+                str(work / "logs"),
+            ],
+            env,
+            cwd=work,
+        )
+
+    dbt_run("--full-refresh", "--select", "int_check_outcomes+")
     # and built again on the same files: nothing changed, nothing is recomputed
-    again = _run(
-        [
-            DBT,
-            "run",
-            "--select",
-            "int_check_outcomes verifications",
-            "--project-dir",
-            str(DBT_PROJECT),
-            "--profiles-dir",
-            str(DBT_PROJECT),
-            "--target-path",
-            str(work / "target"),
-            "--log-path",
-            str(work / "logs"),
-        ],
-        env,
-        cwd=work,
-    )
+    again = dbt_run("--select", "int_check_outcomes verifications")
     assert "int_check_outcomes: 0 of " in again and "verifications: 0 of " in again
     con = duckdb.connect()
     con.execute(f"attach '{incremental}' as incremental (read_only)")

@@ -3,10 +3,11 @@
 -- that read it with the date (ABN status, GST) and the whole months of the ABN status'
 -- age (the ABN status detail shows it); the facts every ABN reads (which checks have their
 -- data loaded, whether a licence register covers the ABN's state); and its row of each
--- per-ABN evidence model, whose windows and ages are computed on the as-of date. Two
--- builds with the same inputs for an ABN give it the same outcomes, so `int_check_outcomes`
--- recomputes only the ABNs whose hash changed (docs/weekly-refresh.md, "The incremental
--- week"). A new input of int_check_outcomes joins the lists below; the test
+-- per-ABN evidence model the outcomes read (macros/verification/check_evidence.sql), whose
+-- windows and ages are computed on the as-of date. Two builds with the same inputs for an
+-- ABN give it the same outcomes, so `int_check_outcomes` recomputes only the ABNs whose
+-- hash changed (docs/weekly-refresh.md, "The incremental week"). A new input of
+-- int_check_outcomes that is not evidence by ABN joins the terms below; the test
 -- tests/e2e/test_incremental_week.py fails when one is left out.
 
 {{ config(materialized='table') }}
@@ -16,27 +17,6 @@
 {%- set dated_rules = [
     bvs.abn_status_rules('entities', as_of),
     bvs.gst_rules('entities', as_of),
-] %}
-
-{#- every relation int_check_outcomes joins by ABN, under its alias there -#}
-{%- set per_abn = [
-    ('phoenix', 'phoenix_assessments'),
-    ('phoenix_links', 'int_check_evidence__phoenix'),
-    ('insolvency', 'int_check_evidence__insolvency'),
-    ('gazette', 'int_check_evidence__gazette'),
-    ('adverse', 'int_check_evidence__adverse'),
-    ('industry', 'int_check_evidence__industry'),
-    ('licences', 'int_check_evidence__licences'),
-    ('advisers', 'int_check_evidence__financial_advisers'),
-    ('banned', 'int_check_evidence__banned_disqualified'),
-    ('fs_licences', 'int_check_evidence__financial_services_licences'),
-    ('business_names', 'int_check_evidence__business_names'),
-    ('charities', 'int_check_evidence__charities'),
-    ('registers', 'int_check_evidence__registers'),
-    ('people', 'int_check_evidence__people'),
-    ('live', 'int_check_evidence__live'),
-    ('asx', 'int_check_evidence__asx'),
-    ('viper_by_abn', 'int_check_evidence__activist'),
 ] %}
 
 with
@@ -87,7 +67,7 @@ rows as (
     select abn, row_hash, true as is_entity from entities
     union all
     select abn, row_hash, false from market
-    {%- for alias, model in per_abn %}
+    {%- for alias, model in bvs.check_evidence_by_abn() %}
     union all
     select abn, hash('{{ alias }}', {{ alias }}), false
     from (select {{ bvs.input_columns(ref(model)) }} from {{ ref(model) }}) as {{ alias }}

@@ -29,111 +29,19 @@ entities as (
 
 ),
 
-live as (
+-- every per-ABN evidence relation, under the name the rules below read it by; the same list
+-- is what int_check_inputs hashes (macros/verification/check_evidence.sql)
+{%- for name, model in bvs.check_evidence_by_abn() %}
+{{ name }} as (
 
-    select * from {{ ref('int_check_evidence__live') }} where {{ bvs.in_slice('abn') }}
-
-),
-
-phoenix as (
-
-    select * from {{ ref('phoenix_assessments') }} where {{ bvs.in_slice('abn') }}
+    select * from {{ ref(model) }} where {{ bvs.in_slice('abn') }}
 
 ),
-
-phoenix_links as (
-
-    select * from {{ ref('int_check_evidence__phoenix') }} where {{ bvs.in_slice('abn') }}
-
-),
-
-insolvency as (
-
-    select * from {{ ref('int_check_evidence__insolvency') }} where {{ bvs.in_slice('abn') }}
-
-),
-
-gazette as (
-
-    select * from {{ ref('int_check_evidence__gazette') }} where {{ bvs.in_slice('abn') }}
-
-),
-
-adverse as (
-
-    select * from {{ ref('int_check_evidence__adverse') }} where {{ bvs.in_slice('abn') }}
-
-),
-
-industry as (
-
-    select * from {{ ref('int_check_evidence__industry') }} where {{ bvs.in_slice('abn') }}
-
-),
-
-licences as (
-
-    select * from {{ ref('int_check_evidence__licences') }} where {{ bvs.in_slice('abn') }}
-
-),
-
-advisers as (
-
-    select * from {{ ref('int_check_evidence__financial_advisers') }} where {{ bvs.in_slice('abn') }}
-
-),
-
-banned as (
-
-    select * from {{ ref('int_check_evidence__banned_disqualified') }} where {{ bvs.in_slice('abn') }}
-
-),
-
-fs_licences as (
-
-    select * from {{ ref('int_check_evidence__financial_services_licences') }} where {{ bvs.in_slice('abn') }}
-
-),
-
-business_names as (
-
-    select * from {{ ref('int_check_evidence__business_names') }} where {{ bvs.in_slice('abn') }}
-
-),
-
-charities as (
-
-    select * from {{ ref('int_check_evidence__charities') }} where {{ bvs.in_slice('abn') }}
-
-),
-
-registers as (
-
-    select * from {{ ref('int_check_evidence__registers') }} where {{ bvs.in_slice('abn') }}
-
-),
-
-people as (
-
-    select * from {{ ref('int_check_evidence__people') }} where {{ bvs.in_slice('abn') }}
-
-),
-
-asx as (
-
-    select * from {{ ref('int_check_evidence__asx') }} where {{ bvs.in_slice('abn') }}
-
-),
+{% endfor %}
 
 viper as (
 
     select * from {{ ref('viper') }}
-
-),
-
-viper_abns as (
-
-    select * from {{ ref('int_check_evidence__activist') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
