@@ -256,23 +256,37 @@ def name_similarities(
     `register_names` has `name_normalised` and `name_threshold`; `entity_names` has
     `name_id` and `name_normalised`. The result has `register_name`, `entity_name` and
     `similarity`, for every pair whose similarity, rounded to 6 decimals, reaches the
-    register name's threshold. What the dbt model int_matching__name_similarities returns.
+    register name's threshold: the whole join (pipelines/matching/similarity_week.py
+    recomputes only what changed since it last ran).
     """
     registers = register_names.filter(
         "name_normalised is not null and name_threshold is not null"
     ).select("name_normalised, cast(name_threshold as double) as name_threshold")
-    rows = registers.order("name_normalised").fetchall()
+    entities = entity_names.filter("name_normalised is not null").select("name_id, name_normalised")
+    rows = [(str(name), float(threshold)) for name, threshold in registers.fetchall()]
+    return matched_pairs(con, rows, entities, batch_rows=batch_rows, threads=threads)
+
+
+def matched_pairs(
+    con,
+    registers: Sequence[tuple[str, float]],
+    entities,
+    *,
+    batch_rows: int = 131_072,
+    threads: int | None = None,
+):
+    """`register_name`, `entity_name`, `similarity` of every pair of `registers` ((name,
+    threshold), each name once) and the relation `entities` (`name_id`,
+    `name_normalised`, no null name) whose similarity, rounded to 6 decimals, reaches the
+    register name's threshold, as a relation on `con`."""
+    rows = sorted(registers)
     index = SimilarityIndex([r[0] for r in rows], [r[1] for r in rows])
-    reader = (
-        entity_names.filter("name_normalised is not null")
-        .select("name_id, name_normalised")
-        .to_arrow_reader(batch_rows)
-    )
+    reader = entities.select("name_id, name_normalised").to_arrow_reader(batch_rows)
     pairs = similarity_pairs(index, reader, threads=threads)
     register_table = pa.table(
         {
             "register_index": pa.array(range(len(rows)), pa.int32()),
-            "name_normalised": [r[0] for r in rows],
+            "name_normalised": pa.array([r[0] for r in rows], pa.string()),
             "name_threshold": pa.array([r[1] for r in rows], pa.float64()),
         }
     )
@@ -288,7 +302,7 @@ def name_similarities(
         from bvs_similarity_pairs_{suffix} as pairs
         inner join bvs_similarity_registers_{suffix} as registers
             on pairs.register_index = registers.register_index
-        inner join ({entity_names.sql_query()}) as entities
+        inner join ({entities.sql_query()}) as entities
             on pairs.name_id = entities.name_id
         where round(pairs.similarity, 6) >= registers.name_threshold
         """

@@ -168,7 +168,9 @@ def measure_once(work: Path) -> dict:
     import duckdb
 
     warehouse = work / "warehouse.duckdb"
-    seconds = run_dbt(warehouse, work, "run", "--select", MODELS)
+    # --full-refresh: the whole join each time (a run on the same names matches nothing,
+    # pipelines/matching/similarity_week.py)
+    seconds = run_dbt(warehouse, work, "run", "--full-refresh", "--select", MODELS)
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
         counts = dict(

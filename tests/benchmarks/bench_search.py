@@ -11,9 +11,7 @@ their kinds and register statuses). Copy 0 keeps the seed's own names (the plant
 the names of the other copies are drawn in turn from the 20 million generated names of
 bench_matching (the sample generator's own name functions, cached as Parquet), so the
 vocabulary, the word and trigram frequencies grow the way real names do. Then the real
-`dbt run` builds the name-matching index the search marts count trigrams from
-(int_matching__entity_names_keyed, int_matching__entity_name_trigrams) and every model
-tagged `search`, and the search tables are copied into a snapshot file with
+`dbt run` builds every model tagged `search`, and the search tables are copied into a snapshot file with
 `create table as select *`, as `pipelines.warehouse.snapshot` copies them. Everything is
 cached under .bench/search-<abns>/ (delete the folder to rebuild).
 
@@ -45,7 +43,7 @@ from bench_verification import seed_warehouse  # noqa: E402  (this folder)
 from dbt_runner import model_seconds, run_dbt  # noqa: E402  (this folder)
 
 POOL_NAMES = 20_000_000  # the generated names cached by bench_matching (8 parts of 2.5M)
-MODELS = "int_matching__entity_names_keyed int_matching__entity_name_trigrams tag:search"
+MODELS = "tag:search"
 SEARCH_TABLES = ("search_names", "search_words", "search_word_frequencies")
 
 

@@ -537,7 +537,7 @@ def test_a_week_with_one_new_register_file_rebuilds_only_what_it_feeds(
     assert "unique_combination_match_gazette_notice_id__abn" in rebuilt  # its tests too
     # neither the ABR's nor the other registers' models, nor the name index, nor search
     assert not rebuilt & {
-        "stg_abr__abns", "entities", "entity_names", "int_matching__entity_name_trigrams",
+        "stg_abr__abns", "entities", "entity_names", "int_matching__entity_names_keyed",
         "search_names", "search_words", "stg_adverse__records", "directors__officeholders",
     }, rebuilt  # fmt: skip
 

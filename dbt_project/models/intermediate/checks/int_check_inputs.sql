@@ -1,7 +1,6 @@
 -- Per ABN, a hash of everything its check outcomes are computed from on the as-of date:
 -- its `entities` row, with the rule rows that row meets on the as-of date for the checks
--- that read it with the date (ABN status, GST) and the whole months of the ABN status'
--- age (the ABN status detail shows it); the facts every ABN reads (which checks have their
+-- that read it with the date (ABN status, GST); the facts every ABN reads (which checks have their
 -- data loaded, whether a licence register covers the ABN's state); and its row of each
 -- per-ABN evidence model the outcomes read (macros/verification/check_evidence.sql), whose
 -- windows and ages are computed on the as-of date. Two builds with the same inputs for an
@@ -29,8 +28,7 @@ entities as (
             'entities',
             entities,
             check_data,
-            licence_coverage.state is not null,
-            {{ bvs.full_months_between('entities.abn_status_from_date', as_of) }}
+            licence_coverage.state is not null
             {%- for rules in dated_rules %},
             case
                 {%- for condition, _ in rules %}

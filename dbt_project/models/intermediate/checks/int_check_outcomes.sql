@@ -84,7 +84,6 @@ outcomes as (
         {{ bvs.check_rule('abn_status', bvs.abn_status_rules('entities', as_of), detail=bvs.json_object([
             ('abn_status', 'entities.abn_status'),
             ('status_from', 'entities.abn_status_from_date'),
-            ('age_months', bvs.full_months_between('entities.abn_status_from_date', as_of)),
             ('company_status', 'entities.asic_company_status'),
         ])) }},
 

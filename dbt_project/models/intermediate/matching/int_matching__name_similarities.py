@@ -12,11 +12,16 @@ models (Spark, Snowflake) the same function runs over the two relations read as 
 
 
 def model(dbt, session):
-    from pipelines.matching.similarity import name_similarities
+    from pipelines.matching.similarity_week import name_similarities_week
 
     dbt.config(materialized="table")
-    return name_similarities(
+    # only the names that changed since the last run are matched, last run's pairs of the
+    # others kept (pipelines/matching/similarity_week.py); `--full-refresh` drops the
+    # record of the last run first (the pre-hook in _int_matching__models.yml)
+    pairs, _ = name_similarities_week(
         session,
         dbt.ref("int_matching__register_names"),
         dbt.ref("int_matching__entity_names_keyed"),
+        repr(dbt.this),
     )
+    return pairs

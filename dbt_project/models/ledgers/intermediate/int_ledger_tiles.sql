@@ -95,7 +95,6 @@ decided as (
             detail=bvs.json_object([
                 ('abn_status', 'entities.abn_status'),
                 ('status_from', 'entities.abn_status_from_date'),
-                ('age_months', bvs.full_months_between('entities.abn_status_from_date', as_of)),
                 ('company_status', 'entities.asic_company_status'),
                 ('invoice_name', 'invoice_names.invoice_name'),
                 ('best_register_name', 'invoice_names.best_register_name'),

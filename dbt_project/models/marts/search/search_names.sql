@@ -25,29 +25,6 @@ entities as (
 
 ),
 
--- pg_trgm's |B| of every distinct normalised name, counted from the trigram index name
--- matching builds (cheaper than building each name's trigram list here).
-name_trigram_counts as (
-
-    select
-        name_id,
-        count(*) as trigram_count
-    from {{ ref('int_matching__entity_name_trigrams') }}
-    group by name_id
-
-),
-
-name_sizes as (
-
-    select
-        name_keys.name_normalised,
-        name_trigram_counts.trigram_count
-    from name_trigram_counts
-    inner join {{ ref('int_matching__entity_names_keyed') }} as name_keys
-        on name_trigram_counts.name_id = name_keys.name_id
-
-),
-
 searchable_names as (
 
     select
@@ -61,12 +38,12 @@ searchable_names as (
         entities.abn_status,
         entities.state,
         entities.postcode,
-        name_sizes.trigram_count
+        -- pg_trgm's |B|: the distinct trigrams of the name, counted on the name itself
+        len({{ bvs.trigram_array('entity_names.name_normalised') }}) as trigram_count
     from entity_names
     inner join entities
         on entity_names.abn = entities.abn
-    inner join name_sizes
-        on entity_names.name_normalised = name_sizes.name_normalised
+    where entity_names.name_normalised <> ''
 
 ),
 
