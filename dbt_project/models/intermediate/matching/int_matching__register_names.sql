@@ -1,7 +1,10 @@
 -- Every register name that is matched to entity names by trigram similarity, once, with
 -- the lowest threshold any register applies to it (the per-register threshold is applied
 -- again in each match table). The registers are the `int_match_records__*` models whose
--- rows carry a name threshold.
+-- rows carry a name threshold. A table: each register's names are normalised once, for the
+-- similarity join and this model's tests alike (as a view, each test normalised them again).
+
+{{ config(materialized='table') }}
 
 {%- set registers = bvs.matching_registers() %}
 
