@@ -18,13 +18,27 @@ Bodies are compressed with zstd and a dictionary trained on the file's first row
 of about 1 KB of JSON takes about 80-150 bytes, 20 million ABNs a few GB instead of 27, and
 the file stays in the page cache. Compressing costs about 3 µs a row, reading about 1 µs.
 
+A week's file starts from the current one (``previous``: the current snapshot and its
+lookup): it is copied, and only the records whose body differs from the one the current
+snapshot gives are rewritten (both bodies computed in DuckDB and compared by their 64-bit
+hash), those of ABNs gone deleted, with the current file's dictionary. It is written whole
+instead when the format, this module's code, the checks or the reasons list differ (a body
+holds reason positions), or once as many records as the file holds were rewritten since it
+was last written whole (the dictionary was trained on that build's first rows). ``meta``
+says which (``built``: whole or changes; ``rewritten``; ``rewritten_since_whole``).
+
 The record is exactly what ``pipelines.serving.verify.read_record`` reads from DuckDB; a test
-holds the two equal on every ABN of the sample.
+holds the two equal on every ABN of the sample, for a file written whole and for one updated
+from last week's.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import logging
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -54,26 +68,95 @@ STATUS_CODES = {
     "LOW": "L",
 }
 BATCH_ROWS = 50_000
+# A lookup updated from the previous one is written whole again once as many records as it
+# holds were rewritten since it last was (its dictionary was trained on the first rows of
+# that whole build).
+REWRITE_SHARE = 1.0
+
+log = logging.getLogger(__name__)
 CACHE_KIB = 256 * 1024  # SQLite's page cache while writing
 
 
-def _check_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
+def _check_ids(con: duckdb.DuckDBPyConnection, catalog: str | None = None) -> list[str]:
     names = [
         r[0]
         for r in con.execute(
             "select column_name from information_schema.columns"
-            " where table_schema = 'marts' and table_name = 'verifications'"
-            " order by ordinal_position"
+            " where table_catalog = coalesce(?, current_database())"
+            " and table_schema = 'marts' and table_name = 'verifications'"
+            " order by ordinal_position",
+            [catalog],
         ).fetchall()
     ]
     return [n[: -len("_status")] for n in names if n.endswith("_status") and n != "status"]
 
 
-def build_verify_lookup(snapshot_path: Path, out_path: Path, *, threads: int = 0) -> int:
-    """Write the lookup file for a snapshot; returns the number of ABNs written.
+def _reasons(con: duckdb.DuckDBPyConnection, check_ids: list[str]) -> list[str]:
+    return [
+        r[0]
+        for r in con.execute(
+            " union ".join(
+                f"select {c}_reason as reason from marts.verifications" for c in check_ids
+            )
+            + " order by reason"
+        ).fetchall()
+        if r[0] is not None
+    ]
+
+
+def _bodies(check_ids: list[str], catalog: str = "") -> str:
+    """The statement giving each ABN of ``catalog``'s snapshot (`` ""``: the connection's own
+    database) as ``abn`` (an integer) and its record's JSON text ``body``; ``$reasons`` is
+    the reasons list the body indexes into."""
+    code = " ".join(f"when '{k}' then '{v}'" for k, v in STATUS_CODES.items())
+    statuses = " || ".join(f"(case {c}_status {code} else '?' end)" for c in check_ids)
+    reason_ids = ", ".join(f"list_position($reasons, {c}_reason) - 1" for c in check_ids)
+    details = ", ".join(
+        f"""case when {c}_detail is not null then '"{i}":' || {c}_detail end"""
+        for i, c in enumerate(check_ids)
+    )
+    members = " || ',' || ".join(
+        f"""'"{m}":' || coalesce(cast(to_json(v.{m}) as varchar), 'null')""" for m in RECORD_MEMBERS
+    )
+    prefix = f"{catalog}." if catalog else ""
+    # The body is written as text: `flags` and the details are JSON text already, so
+    # they go in as they are rather than parsed into a JSON value and written out again
+    # (json_object over them parsed every detail: an eighth of the build's samples at 5 M). to_json and
+    # list_position are DuckDB's; this reads a DuckDB snapshot file.
+    return f"""
+        with severities as (
+            select abn, list(severity order by severity) as severities
+            from {prefix}marts.risk_flags group by abn
+        )
+        select cast(v.abn as bigint) as abn, '{{' || {members}
+            || ',"flags":' || coalesce(v.flags, 'null')
+            || ',"severities":' || cast(to_json(coalesce(s.severities, [])) as varchar)
+            || ',"statuses":' || cast(to_json({statuses}) as varchar)
+            || ',"reasons":' || cast(to_json([{reason_ids}]) as varchar)
+            || ',"details":{{' || concat_ws(',', {details}) || '}}}}' as body
+        from {prefix}marts.verifications as v
+        left join severities as s on s.abn = v.abn
+        """
+
+
+def _code_version() -> str:
+    """This module's source: a body written by other code is not compared with its own."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+
+
+def build_verify_lookup(
+    snapshot_path: Path,
+    out_path: Path,
+    *,
+    threads: int = 0,
+    previous: tuple[Path, Path] | None = None,
+) -> int:
+    """Write the lookup file for a snapshot; returns the number of ABNs it holds.
 
     ``threads`` caps DuckDB's threads reading the snapshot (0: DuckDB's default); a publish
-    beside the API passes its own cap (``BVS_PUBLISH_THREADS``).
+    beside the API passes its own cap (``BVS_PUBLISH_THREADS``). ``previous`` is the
+    current snapshot's file and its lookup: the new file is then that lookup with only the
+    records that differ rewritten (``_update``), unless ``_why_whole`` says otherwise.
     """
     config: dict[str, str | bool | int | float | list[str]] = (
         {"threads": threads} if threads else {}
@@ -81,88 +164,163 @@ def build_verify_lookup(snapshot_path: Path, out_path: Path, *, threads: int = 0
     con = duckdb.connect(str(snapshot_path), read_only=True, config=config)
     try:
         check_ids = _check_ids(con)
-        reasons = [
-            r[0]
-            for r in con.execute(
-                " union ".join(
-                    f"select {c}_reason as reason from marts.verifications" for c in check_ids
-                )
-                + " order by reason"
-            ).fetchall()
-            if r[0] is not None
-        ]
-        # statuses as one letter each, reasons as indexes, details only where present
-        code = " ".join(f"when '{k}' then '{v}'" for k, v in STATUS_CODES.items())
-        statuses = " || ".join(f"(case {c}_status {code} else '?' end)" for c in check_ids)
-        reason_ids = ", ".join(f"list_position($reasons, {c}_reason) - 1" for c in check_ids)
-        details = ", ".join(
-            f"""case when {c}_detail is not null then '"{i}":' || {c}_detail end"""
-            for i, c in enumerate(check_ids)
-        )
-        members = " || ',' || ".join(
-            f"""'"{m}":' || coalesce(cast(to_json(v.{m}) as varchar), 'null')"""
-            for m in RECORD_MEMBERS
-        )
-        # The body is written as text: `flags` and the details are JSON text already, so
-        # they go in as they are rather than parsed into a JSON value and written out again
-        # (json_object over them parsed every detail: an eighth of the build's samples at 5 M). to_json and
-        # list_position are DuckDB's; this reads a DuckDB snapshot file.
-        cursor = con.execute(
+        reasons = _reasons(con, check_ids)
+        if previous is not None:
+            reason = _why_whole(con, previous, check_ids, reasons)
+            if reason is None:
+                return _update(con, previous, out_path, check_ids, reasons)
+            log.info("verify lookup built whole: %s", reason)
+        return _write_whole(con, out_path, check_ids, reasons)
+    finally:
+        con.close()
+
+
+def _meta(path: Path) -> dict[str, str]:
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as lite:
+        return dict(lite.execute("select key, value from meta").fetchall())
+
+
+def _why_whole(
+    con: duckdb.DuckDBPyConnection,
+    previous: tuple[Path, Path],
+    check_ids: list[str],
+    reasons: list[str],
+) -> str | None:
+    """Why the lookup must be written whole rather than from ``previous``, or None."""
+    snapshot, lookup = previous
+    if not (snapshot.is_file() and lookup.is_file()):
+        return "the previous snapshot or its lookup is gone"
+    try:
+        meta = _meta(lookup)
+    except sqlite3.Error as exc:
+        return f"the previous lookup is unreadable ({exc})"
+    if meta.get("format_version") != str(FORMAT_VERSION):
+        return "the previous lookup has another format"
+    if meta.get("code_version") != _code_version():
+        return "the previous lookup was written by other code"
+    if json.loads(meta.get("check_ids", "[]")) != check_ids:
+        return "the checks changed"
+    if json.loads(meta.get("reasons", "[]")) != reasons:
+        return "the reasons changed (a body holds their positions)"
+    rows, rewritten = int(meta.get("rows", 0)), int(meta.get("rewritten_since_whole", 0))
+    if rewritten > rows * REWRITE_SHARE:
+        return "its records were rewritten once over since it was written whole"
+    return None
+
+
+def _update(
+    con: duckdb.DuckDBPyConnection,
+    previous: tuple[Path, Path],
+    out_path: Path,
+    check_ids: list[str],
+    reasons: list[str],
+) -> int:
+    """The previous lookup with the records that differ rewritten, those of ABNs gone
+    deleted. A record differs when its body's hash does; both bodies are computed here, the
+    old one from the previous snapshot (which its lookup was built from)."""
+    snapshot, lookup = previous
+    con.execute(f"attach '{snapshot}' as bvs_previous (read_only)")
+    try:
+        if _check_ids(con, "bvs_previous") != check_ids:
+            return _write_whole(con, out_path, check_ids, reasons)
+        gone = con.execute(
+            "select cast(abn as bigint) from bvs_previous.marts.verifications"
+            " except select cast(abn as bigint) from marts.verifications"
+        ).fetchall()
+        (rows,) = con.execute("select count(*) from marts.verifications").fetchall()[0]
+        out_path.unlink(missing_ok=True)
+        shutil.copyfile(lookup, out_path)
+        rewritten_before = int(_meta(out_path).get("rewritten_since_whole", 0))
+        changed = con.execute(
             f"""
-            with severities as (
-                select abn, list(severity order by severity) as severities
-                from marts.risk_flags group by abn
+            with bodies as ({_bodies(check_ids)}),
+            previous_bodies as (
+                select abn, hash(body) as body_hash from ({_bodies(check_ids, "bvs_previous")})
             )
-            select cast(v.abn as bigint), '{{' || {members}
-                || ',"flags":' || coalesce(v.flags, 'null')
-                || ',"severities":' || cast(to_json(coalesce(s.severities, [])) as varchar)
-                || ',"statuses":' || cast(to_json({statuses}) as varchar)
-                || ',"reasons":' || cast(to_json([{reason_ids}]) as varchar)
-                || ',"details":{{' || concat_ws(',', {details}) || '}}}}'
-            from marts.verifications as v
-            left join severities as s on s.abn = v.abn
+            select bodies.abn, bodies.body
+            from bodies
+            left join previous_bodies on bodies.abn = previous_bodies.abn
+            where previous_bodies.body_hash is distinct from hash(bodies.body)
             """,
             {"reasons": reasons},
         )
-        out_path.unlink(missing_ok=True)
         lite = sqlite3.connect(out_path)
         try:
             lite.execute("pragma journal_mode=off")
             lite.execute("pragma synchronous=off")
-            # the rows come about in ABN order, but the B-tree's upper pages are read back
-            # for every insert beyond SQLite's 2 MB default cache
             lite.execute(f"pragma cache_size = -{CACHE_KIB}")
-            lite.execute("create table meta (key text primary key, value text not null)")
-            lite.execute("create table dictionary (id integer primary key, data blob not null)")
-            lite.execute("create table verify (abn integer primary key, body blob not null)")
+            found = lite.execute("select data from dictionary where id = 1").fetchall()
+            compress = _compressor(found[0][0] if found else None).compress
+            lite.executemany("delete from verify where abn = ?", gone)
+            rewritten = 0
+            while batch := changed.fetchmany(BATCH_ROWS):
+                lite.executemany(
+                    "insert or replace into verify values (?, ?)",
+                    [(abn, compress(body.encode())) for abn, body in batch],
+                )
+                rewritten += len(batch)
             lite.executemany(
-                "insert into meta values (?, ?)",
+                "insert or replace into meta values (?, ?)",
                 [
-                    ("format_version", str(FORMAT_VERSION)),
-                    ("check_ids", json.dumps(check_ids)),
-                    ("reasons", json.dumps(reasons)),
+                    ("rows", str(rows)),
+                    ("built", "changes"),
+                    ("rewritten", str(rewritten + len(gone))),
+                    ("rewritten_since_whole", str(rewritten_before + rewritten + len(gone))),
                 ],
             )
-            written = 0
-            compress = None
-            while rows := cursor.fetchmany(BATCH_ROWS):
-                if compress is None:
-                    dictionary = _train([body.encode() for _abn, body in rows])
-                    if dictionary is not None:
-                        lite.execute("insert into dictionary values (1, ?)", (dictionary,))
-                    compress = _compressor(dictionary).compress
-                lite.executemany(
-                    "insert into verify values (?, ?)",
-                    [(abn, compress(body.encode())) for abn, body in rows],
-                )
-                written += len(rows)
-            lite.execute("insert into meta values ('rows', ?)", (str(written),))
             lite.commit()
         finally:
             lite.close()
-        return written
     finally:
-        con.close()
+        con.execute("detach bvs_previous")
+    log.info("verify lookup: %d records rewritten, %d deleted", rewritten, len(gone))
+    return int(rows)
+
+
+def _write_whole(
+    con: duckdb.DuckDBPyConnection, out_path: Path, check_ids: list[str], reasons: list[str]
+) -> int:
+    cursor = con.execute(_bodies(check_ids), {"reasons": reasons})
+    out_path.unlink(missing_ok=True)
+    lite = sqlite3.connect(out_path)
+    try:
+        lite.execute("pragma journal_mode=off")
+        lite.execute("pragma synchronous=off")
+        # the rows come about in ABN order, but the B-tree's upper pages are read back
+        # for every insert beyond SQLite's 2 MB default cache
+        lite.execute(f"pragma cache_size = -{CACHE_KIB}")
+        lite.execute("create table meta (key text primary key, value text not null)")
+        lite.execute("create table dictionary (id integer primary key, data blob not null)")
+        lite.execute("create table verify (abn integer primary key, body blob not null)")
+        lite.executemany(
+            "insert into meta values (?, ?)",
+            [
+                ("format_version", str(FORMAT_VERSION)),
+                ("check_ids", json.dumps(check_ids)),
+                ("reasons", json.dumps(reasons)),
+                ("code_version", _code_version()),
+                ("built", "whole"),
+                ("rewritten_since_whole", "0"),
+            ],
+        )
+        written = 0
+        compress = None
+        while rows := cursor.fetchmany(BATCH_ROWS):
+            if compress is None:
+                dictionary = _train([body.encode() for _abn, body in rows])
+                if dictionary is not None:
+                    lite.execute("insert into dictionary values (1, ?)", (dictionary,))
+                compress = _compressor(dictionary).compress
+            lite.executemany(
+                "insert into verify values (?, ?)",
+                [(abn, compress(body.encode())) for abn, body in rows],
+            )
+            written += len(rows)
+        lite.execute("insert into meta values ('rows', ?)", (str(written),))
+        lite.commit()
+    finally:
+        lite.close()
+    return written
 
 
 def _train(samples: list[bytes]) -> bytes | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +25,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines.settings import get_settings
+from pipelines.warehouse.snapshot import current_snapshot
 from tests.e2e.conftest import AS_OF, BVS
+from tests.e2e.test_verify_lookup import _assert_same_records
 
 NEXT_WEEK = "2026-11-27"
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,6 +109,19 @@ def test_the_next_week_matches_only_the_names_that_changed(two_weeks: dict) -> N
     ).fetchall()[0]
     assert mode == "changes"
     assert 0 < entities < all_entities / 10  # new ABNs' names and changed names
+
+
+def test_the_next_weeks_verify_lookup_rewrites_only_the_records_that_changed(
+    two_weeks: dict,
+) -> None:
+    info = current_snapshot(get_settings(data_dir=two_weeks["data"]))
+    assert info is not None and info.as_of.isoformat() == NEXT_WEEK
+    lookup = info.sidecars["verify"]
+    with sqlite3.connect(lookup) as lite:
+        meta = dict(lite.execute("select key, value from meta").fetchall())
+    assert meta["built"] == "changes"
+    assert 0 < int(meta["rewritten"]) < int(meta["rows"]) / 10
+    assert _assert_same_records(info.path, lookup) == int(meta["rows"])
 
 
 def test_an_incremental_week_equals_a_whole_build_of_the_same_files(two_weeks: dict) -> None:

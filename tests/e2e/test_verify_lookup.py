@@ -102,3 +102,82 @@ def test_an_unknown_format_is_refused_with_the_file_named(
         lite.execute("update meta set value = '99' where key = 'format_version'")
     with pytest.raises(ValueError, match="future.verify.sqlite: lookup format 99 unknown"):
         VerifyLookup(future)
+
+
+def _previous_week(snapshot: Path, out: Path, *, new_reason: bool = False) -> list[str]:
+    """A copy of ``snapshot`` as last week's might have been: two ABNs not yet registered,
+    one since gone, other ABNs whose tile, score or flags were different. Returns the ABNs
+    whose record differs from ``snapshot``'s."""
+    out.write_bytes(snapshot.read_bytes())
+    with duckdb.connect(str(out)) as con:
+        abns = [
+            r[0] for r in con.execute("select abn from marts.verifications order by abn").fetchall()
+        ]
+        new, changed, flagged = abns[:2], abns[10:14], abns[20]
+        con.execute("delete from marts.verifications where abn in (?, ?)", new)
+        con.execute(
+            "insert into marts.verifications select * replace ('99999999999' as abn)"
+            " from marts.verifications where abn = ?",
+            [abns[30]],
+        )
+        con.execute(
+            "update marts.verifications set assurance_score = assurance_score + 1 where abn = ?",
+            [changed[0]],
+        )
+        con.execute(
+            "update marts.verifications set abn_status_detail = null, gst_status = 'WARN'"
+            " where abn = ?",
+            [changed[1]],
+        )
+        con.execute("update marts.verifications set flags = null where abn = ?", [changed[2]])
+        reason = "'another reason'" if new_reason else "gst_reason"
+        con.execute(
+            f"update marts.verifications set gst_reason = {reason}, entity = null where abn = ?",
+            [changed[3]],
+        )
+        con.execute(
+            "insert into marts.risk_flags select * replace (? as abn) from marts.risk_flags"
+            " limit 1",
+            [flagged],
+        )
+    return [*new, *changed, flagged]
+
+
+def test_a_lookup_updated_from_last_weeks_holds_what_a_whole_build_holds(
+    published: tuple[Path, Path], tmp_path: Path
+) -> None:
+    snapshot, _lookup = published
+    last_week = tmp_path / "last-week.duckdb"
+    differing = _previous_week(snapshot, last_week)
+    last_lookup = tmp_path / "last-week.verify.sqlite"
+    build_verify_lookup(last_week, last_lookup)
+    assert VerifyLookup(last_lookup).record("99999999999") is not None
+    out = tmp_path / "this-week.verify.sqlite"
+    rows = build_verify_lookup(snapshot, out, previous=(last_week, last_lookup))
+    with sqlite3.connect(out) as lite:
+        meta = dict(lite.execute("select key, value from meta").fetchall())
+    assert meta["built"] == "changes"
+    assert int(meta["rewritten"]) == len(differing) + 1  # and the one gone
+    assert rows == _assert_same_records(snapshot, out)
+    assert VerifyLookup(out).record("99999999999") is None
+    # built again from that one: nothing differs, the count of rewrites since whole stands
+    again = tmp_path / "again.verify.sqlite"
+    build_verify_lookup(snapshot, again, previous=(snapshot, out))
+    with sqlite3.connect(again) as lite:
+        meta = dict(lite.execute("select key, value from meta").fetchall())
+    assert (meta["rewritten"], meta["rewritten_since_whole"]) == ("0", str(len(differing) + 1))
+
+
+def test_a_lookup_is_built_whole_when_the_reasons_it_indexes_changed(
+    published: tuple[Path, Path], tmp_path: Path
+) -> None:
+    snapshot, _lookup = published
+    last_week = tmp_path / "last-week.duckdb"
+    _previous_week(snapshot, last_week, new_reason=True)
+    last_lookup = tmp_path / "last-week.verify.sqlite"
+    build_verify_lookup(last_week, last_lookup)
+    out = tmp_path / "this-week.verify.sqlite"
+    build_verify_lookup(snapshot, out, previous=(last_week, last_lookup))
+    with sqlite3.connect(out) as lite:
+        assert dict(lite.execute("select key, value from meta").fetchall())["built"] == "whole"
+    _assert_same_records(snapshot, out)

@@ -644,7 +644,9 @@ def test_publish_threads_apply_while_publishing_only(
     writer.execute("set threads = 2")
     seen: list[tuple[int, int]] = []
 
-    def spy(snapshot_path: Path, out_path: Path, *, threads: int = 0) -> int:  # in the publish
+    def spy(
+        snapshot_path: Path, out_path: Path, *, threads: int = 0, previous: object = None
+    ) -> int:  # in the publish
         seen.append(
             (int(writer.execute("select current_setting('threads')").fetchone()[0]), threads)
         )
@@ -656,6 +658,29 @@ def test_publish_threads_apply_while_publishing_only(
     assert seen == [(1, 1)]  # the writer's connection and the sidecar builder both capped
     assert commands[0][-2:] == ["--threads", "1"]
     assert writer.execute("select current_setting('threads')").fetchone()[0] == 2
+
+
+def test_a_sidecar_builder_is_given_the_current_snapshot_and_its_sidecar(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    """So that it can start from them (the verify lookup rewrites only what changed)."""
+    given: list[tuple[Path, Path] | None] = []
+
+    def builder(
+        snapshot_path: Path,
+        out_path: Path,
+        *,
+        threads: int = 0,
+        previous: tuple[Path, Path] | None = None,
+    ) -> int:
+        given.append(previous)
+        out_path.write_bytes(snapshot_path.name.encode())
+        return 0
+
+    first = publish_snapshot(writer, settings, as_of=AS_OF, sidecars={"probe": builder})
+    second = publish_snapshot(writer, settings, as_of=AS_OF, sidecars={"probe": builder})
+    assert given == [None, (first.path, first.sidecars["probe"])]
+    assert second.sidecars["probe"].read_bytes().startswith(second.snapshot_id.encode())
 
 
 def test_the_verify_subprocess_reads_with_the_threads_it_is_given(

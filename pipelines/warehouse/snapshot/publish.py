@@ -27,6 +27,7 @@ from .core import (
     SIDECAR_SUFFIX,
     SUFFIX,
     TMP_SUFFIX,
+    SnapshotError,
     SnapshotInfo,
     fsync_dir,
     fsync_file,
@@ -35,7 +36,7 @@ from .core import (
     snapshots_dir,
 )
 from .flush import flushed_as_written
-from .pointer import switch_pointer
+from .pointer import current_snapshot, switch_pointer
 from .retention import clean_leftovers, retain_snapshots
 from .verify import verify_snapshot
 
@@ -48,9 +49,30 @@ log = logging.getLogger(__name__)
 class SidecarBuilder(Protocol):
     """Builds a file derived from the snapshot (e.g. a point-lookup index) from the snapshot's
     path into ``out_path``; returns the rows written. ``threads`` caps DuckDB's threads
-    (0: DuckDB's default), as the publish does on its own connection."""
+    (0: DuckDB's default), as the publish does on its own connection. ``previous`` is the
+    current snapshot's file and its sidecar of the same name, if both are there: a builder
+    may start from them and rewrite what differs."""
 
-    def __call__(self, snapshot_path: Path, out_path: Path, *, threads: int = 0) -> int: ...
+    def __call__(
+        self,
+        snapshot_path: Path,
+        out_path: Path,
+        *,
+        threads: int = 0,
+        previous: tuple[Path, Path] | None = None,
+    ) -> int: ...
+
+
+def _current_files(settings: Settings) -> tuple[Path, dict[str, Path]] | None:
+    """The current snapshot's file and its sidecars, or None (none yet, or unreadable)."""
+    try:
+        current = current_snapshot(settings)
+    except SnapshotError as exc:
+        log.warning("the current snapshot is not read for the sidecars: %s", exc)
+        return None
+    if current is None or not current.path.is_file():
+        return None
+    return current.path, current.sidecars
 
 
 @contextlib.contextmanager
@@ -90,6 +112,7 @@ def publish_snapshot(
     directory = snapshots_dir(settings)
     directory.mkdir(parents=True, exist_ok=True)
     clean_leftovers(settings)
+    current = _current_files(settings)
 
     built_at = dt.datetime.now(dt.UTC)
     snapshot_id = new_snapshot_id(built_at)
@@ -116,8 +139,11 @@ def publish_snapshot(
             for name, build in (sidecars or {}).items():
                 side = directory / f"{snapshot_id}.{name}{SIDECAR_SUFFIX}"
                 side_tmp = side.with_name(side.name + ".tmp")
+                previous = None
+                if current is not None and current[1].get(name, Path()).is_file():
+                    previous = (current[0], current[1][name])
                 with _removed_on_error(side_tmp):
-                    build(tmp, side_tmp, threads=threads)
+                    build(tmp, side_tmp, threads=threads, previous=previous)
                     fsync_file(side_tmp)
                     os.replace(side_tmp, side)
                 built[name] = side
