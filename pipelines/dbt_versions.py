@@ -143,8 +143,12 @@ def node_versions(
     (None: run every time).
 
     ``source_versions`` maps a source's unique id to its version (None or absent: none);
-    ``project_settings`` is the text of ``dbt_project.yml``. A test's version covers its
-    parents', so a test runs again whenever what it tests was rebuilt."""
+    ``project_settings`` is the text of ``dbt_project.yml``. A data test's version covers its
+    parents', so it runs again whenever what it tests was rebuilt. A unit test's verdict
+    depends on code alone (its fixtures replace every input): its version covers the code
+    of its model and of everything upstream (whose columns type the fixtures), the project's
+    Python package, and the as-of date only when the model reads it and the unit test does
+    not set it (its `vars`), so a new load does not run it again."""
     nodes = {**manifest["nodes"], **manifest.get("unit_tests", {})}
     macros = manifest["macros"]
     closure = _macro_closure(manifest)
@@ -156,6 +160,41 @@ def node_versions(
         project_settings, manifest.get("metadata", {}).get("dbt_version"), _engine_versions()
     )
     versions: dict[str, str | None] = {}
+    code_versions: dict[str, str] = {}
+
+    def code_version(uid: str, path: tuple[str, ...] = ()) -> str:
+        """A node's code and that of everything upstream of it, without any data's version."""
+        if uid in code_versions:
+            return code_versions[uid]
+        node = nodes.get(uid)
+        if node is None or uid in path:  # a source (its columns are the loaders' code)
+            return uid
+        used = _macros_used(node, closure)
+        parent_ids = sorted(node.get("depends_on", {}).get("nodes", []))
+        result = _sha(
+            _definition(node),
+            sorted((m, macro_code.get(m)) for m in used),
+            AS_OF_MACRO in used,
+            [code_version(p, (*path, uid)) for p in parent_ids],
+        )
+        code_versions[uid] = result
+        return result
+
+    def unit_test_version(uid: str, node: Mapping[str, Any]) -> str:
+        parent_ids = sorted(node.get("depends_on", {}).get("nodes", []))
+        reads_as_of = any(
+            AS_OF_MACRO in _macros_used(nodes[p], closure) for p in parent_ids if p in nodes
+        ) or AS_OF_MACRO in _macros_used(node, closure)
+        overrides = node.get("overrides") or {}
+        sets_as_of = "as_of" in (overrides.get("vars") or {}) or "BVS_AS_OF" in (
+            overrides.get("env_vars") or {}
+        )
+        return _sha(
+            common,
+            python_code,
+            code_version(uid),
+            as_of.isoformat() if reads_as_of and not sets_as_of else None,
+        )
 
     def version(uid: str, path: tuple[str, ...] = ()) -> str | None:
         if uid in versions:
@@ -165,6 +204,9 @@ def node_versions(
         node = nodes.get(uid)
         if node is None or uid in path:  # not a node of this manifest (or a cycle): unknown
             return None
+        if node["resource_type"] == "unit_test":
+            versions[uid] = unit_test_version(uid, node)
+            return versions[uid]
         used = _macros_used(node, closure)
         parent_ids = sorted(node.get("depends_on", {}).get("nodes", []))
         parents = [version(p, (*path, uid)) for p in parent_ids]

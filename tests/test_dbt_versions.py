@@ -116,6 +116,7 @@ def changed(before: dict[str, str | None], after: dict[str, str | None]) -> set[
 def test_a_new_load_changes_its_descendants_and_their_tests_only(manifest: dict[str, Any]) -> None:
     before = versions(manifest)
     after = versions(manifest, sources={**SOURCES, "source.bvs.a.a": "load-a2"})
+    # not the unit test of `both`: its fixtures replace the data
     assert changed(before, after) == {
         "stg_a",
         "both",
@@ -123,7 +124,6 @@ def test_a_new_load_changes_its_descendants_and_their_tests_only(manifest: dict[
         "not_null_both",
         "ledger_x",
         "not_null_ledger_x",
-        "unit:case",
     }
     assert versions(manifest) == before  # the same inputs: the same versions
 
@@ -167,6 +167,34 @@ def test_code_changes_a_node_and_its_descendants(manifest: dict[str, Any]) -> No
     edited = copy.deepcopy(manifest)
     edited["nodes"]["model.bvs.stg_b"]["language"] = "python"
     assert "stg_b" in changed(versions(edited), versions(edited, code="py2"))
+
+
+def test_a_unit_test_runs_again_for_code_and_for_a_date_it_does_not_set(
+    manifest: dict[str, Any],
+) -> None:
+    """Its verdict is its model's code on its fixtures: data never changes it; the code of
+    anything upstream does (those columns type the fixtures); the as-of date does when the
+    model reads it and the unit test does not set it."""
+    edited = copy.deepcopy(manifest)
+    edited["unit_tests"]["unit_test.bvs.aged.case"] = {
+        **_node("unit_test", "case", ["model.bvs.aged"]),
+        "checksum": "aged-case-v1",
+        "given": [{"input": "ref('stg_b')", "rows": [{"x": 1}]}],
+        "expect": {"rows": [{"x": 1}]},
+    }
+    aged, both = "unit_test.bvs.aged.case", "unit_test.bvs.both.case"
+    before = versions(edited)
+    later = versions(edited, as_of=AS_OF + dt.timedelta(days=7))
+    assert later[aged] != before[aged] and later[both] == before[both]
+    reloaded = versions(edited, sources={"source.bvs.a.a": "a2", "source.bvs.b.b": "b2"})
+    assert reloaded["model.bvs.aged"] != before["model.bvs.aged"]
+    assert (reloaded[aged], reloaded[both]) == (before[aged], before[both])
+    edited["unit_tests"][aged]["overrides"] = {"vars": {"as_of": "2026-01-01"}}
+    fixed = versions(edited)
+    assert versions(edited, as_of=AS_OF + dt.timedelta(days=7))[aged] == fixed[aged]
+    edited["nodes"]["model.bvs.stg_b"]["checksum"]["checksum"] = "stg_b-v2"
+    assert versions(edited)[aged] != fixed[aged]
+    assert versions(edited, code="py2")[both] != versions(edited)[both]
 
 
 def test_what_reads_a_table_that_is_not_a_load_has_no_version(manifest: dict[str, Any]) -> None:
@@ -256,7 +284,6 @@ def test_a_build_runs_everything_once_then_only_what_changed(manifest: dict[str,
         "aged",
         "view_b",
         "not_null_both",
-        "unit:case",
     }
 
 
