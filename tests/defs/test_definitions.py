@@ -55,6 +55,7 @@ EXPECTED_KEYS = [
     "intermediate/int_matching__name_similarities",
     "intermediate/int_matching__register_names",
     "intermediate/int_officeholders_keyed",
+    "intermediate/int_search__name_trigram_counts",
     "intermediate/int_squeeze__inputs",
     "ledgers/history",
     "ledgers/int_ledger_abn_facts",

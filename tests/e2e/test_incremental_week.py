@@ -5,11 +5,12 @@ The sample's first week is run (`bvs run`), then its realistic next week (`bvs s
 records) a week later, as the weekly schedule runs it: `int_check_outcomes` recomputes only
 the ABNs whose inputs changed (`int_check_inputs`), `verifications` those ABNs' rows, and the
 similarity join matches only the register and entity names that changed
-(`int_matching__name_similarities`). A copy of that warehouse then rebuilds the similarity
-join, `int_check_outcomes` and everything downstream of them whole (`dbt run
---full-refresh`), and every table of the two warehouses must hold the same rows. Leave an
-input out of `int_check_inputs` and the ABNs it changed keep last week's outcomes: this test
-fails.
+(`int_matching__name_similarities`), the names' trigrams are counted for the new names only
+(`int_search__name_trigram_counts`), and the verify lookup rewrites only the records that
+changed. A copy of that warehouse then rebuilds the similarity join, the trigram counts,
+`int_check_outcomes` and everything downstream of them whole (`dbt run --full-refresh`), and
+every table of the two warehouses must hold the same rows. Leave an input out of
+`int_check_inputs` and the ABNs it changed keep last week's outcomes: this test fails.
 """
 
 from __future__ import annotations
@@ -157,7 +158,11 @@ def test_an_incremental_week_equals_a_whole_build_of_the_same_files(two_weeks: d
             cwd=work,
         )
 
-    dbt_run("--full-refresh", "--select", "int_matching__name_similarities+ int_check_outcomes+")
+    dbt_run(
+        "--full-refresh",
+        "--select",
+        "int_matching__name_similarities+ int_search__name_trigram_counts+ int_check_outcomes+",
+    )
     built = "select mode, registers_matched, entities_matched from meta.name_similarities__built"
     with duckdb.connect(str(whole), read_only=True) as copy:
         assert copy.execute(built).fetchall()[0][0] == "whole"

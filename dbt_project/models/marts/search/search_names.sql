@@ -25,6 +25,13 @@ entities as (
 
 ),
 
+-- pg_trgm's |B| of each name, counted once per distinct name and kept between weeks
+trigram_counts as (
+
+    select * from {{ ref('int_search__name_trigram_counts') }}
+
+),
+
 searchable_names as (
 
     select
@@ -38,11 +45,12 @@ searchable_names as (
         entities.abn_status,
         entities.state,
         entities.postcode,
-        -- pg_trgm's |B|: the distinct trigrams of the name, counted on the name itself
-        len({{ bvs.trigram_array('entity_names.name_normalised') }}) as trigram_count
+        trigram_counts.trigram_count
     from entity_names
     inner join entities
         on entity_names.abn = entities.abn
+    inner join trigram_counts
+        on entity_names.name_normalised = trigram_counts.name_normalised
     where entity_names.name_normalised <> ''
 
 ),
