@@ -219,7 +219,8 @@ def _update(
     deleted. A record differs when its body's hash does; both bodies are computed here, the
     old one from the previous snapshot (which its lookup was built from)."""
     snapshot, lookup = previous
-    con.execute(f"attach '{snapshot}' as bvs_previous (read_only)")
+    path = str(snapshot).replace("'", "''")
+    con.execute(f"attach '{path}' as bvs_previous (read_only)")
     try:
         if _check_ids(con, "bvs_previous") != check_ids:
             return _write_whole(con, out_path, check_ids, reasons)
