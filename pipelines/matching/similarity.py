@@ -259,12 +259,23 @@ def name_similarities(
     register name's threshold: the whole join (pipelines/matching/similarity_week.py
     recomputes only what changed since it last ran).
     """
-    registers = register_names.filter(
+    rows = [(str(name), float(t)) for name, t in register_rows(register_names).fetchall()]
+    return matched_pairs(
+        con, rows, entity_rows(entity_names), batch_rows=batch_rows, threads=threads
+    )
+
+
+def register_rows(register_names):
+    """The register names the join matches: `name_normalised`, `name_threshold` (a double),
+    neither null."""
+    return register_names.filter(
         "name_normalised is not null and name_threshold is not null"
     ).select("name_normalised, cast(name_threshold as double) as name_threshold")
-    entities = entity_names.filter("name_normalised is not null").select("name_id, name_normalised")
-    rows = [(str(name), float(threshold)) for name, threshold in registers.fetchall()]
-    return matched_pairs(con, rows, entities, batch_rows=batch_rows, threads=threads)
+
+
+def entity_rows(entity_names):
+    """The entity names the join matches: `name_id`, `name_normalised`, the name not null."""
+    return entity_names.filter("name_normalised is not null").select("name_id, name_normalised")
 
 
 def matched_pairs(

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.matching.similarity import matched_pairs
+from pipelines.matching.similarity import entity_rows, matched_pairs, register_rows
 
 log = logging.getLogger(__name__)
 
@@ -72,14 +72,11 @@ def _suffix() -> str:
     return f"{os.getpid()}_{os.urandom(4).hex()}"
 
 
-def _registers(register_names: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
-    return register_names.filter(
-        "name_normalised is not null and name_threshold is not null"
-    ).select("name_normalised, cast(name_threshold as double) as name_threshold")
-
-
-def _entities(entity_names: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
-    return entity_names.filter("name_normalised is not null").select("name_id, name_normalised")
+def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> tuple:
+    """The first row of a statement, the result read to its end (DuckDB 2.0 lets no other
+    statement run on a connection while a result is unfinished)."""
+    rows = con.execute(sql, params or []).fetchall()
+    return tuple(rows[0]) if rows else ()
 
 
 def _exists(con: duckdb.DuckDBPyConnection, qualified: str) -> bool:
@@ -95,13 +92,6 @@ def _exists(con: duckdb.DuckDBPyConnection, qualified: str) -> bool:
         [database, parts[-2], parts[-1]],
     )
     return bool(row and row[0])
-
-
-def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> tuple:
-    """The first row of a statement, the result read to its end (DuckDB 2.0 lets no other
-    statement run on a connection while a result is unfinished)."""
-    rows = con.execute(sql, params or []).fetchall()
-    return tuple(rows[0]) if rows else ()
 
 
 def _checksum(con: duckdb.DuckDBPyConnection, relation: str) -> tuple[int, str]:
@@ -142,11 +132,12 @@ def name_similarities_week(
     """The pairs ``name_similarities`` gives for ``register_names`` and ``entity_names``,
     reusing the pairs table ``previous`` (qualified name; it may not exist) where the record
     in ``STATE`` allows, then the record rewritten for the pairs returned."""
-    registers = _registers(register_names)
-    entities = _entities(entity_names)
+    registers = register_rows(register_names)
+    entities = entity_rows(entity_names)
     suffix = _suffix()
     result = f"bvs_similarity_result_{suffix}"
     reason = _why_whole(con, previous)
+    entity_count = int(_one(con, f"select count(*) from ({entities.sql_query()})")[0])
     week: WeekJoin | None = None
     if reason is None:
         assert previous is not None
@@ -179,7 +170,6 @@ def name_similarities_week(
         changed_registers = [(n, t) for n, t, k in kept if not k]
         kept_registers = [(n, t) for n, t, k in kept if k]
         added_count = _one(con, f"select count(*) from {added}")[0]
-        entity_count = _one(con, f"select count(*) from ({entities.sql_query()})")[0]
         if len(changed_registers) > max_share * max(len(kept), 1):
             reason = f"{len(changed_registers):,} of {len(kept):,} register names changed"
         elif added_count > max_share * max(entity_count, 1):
@@ -222,8 +212,7 @@ def name_similarities_week(
             con, registers_list, entities, batch_rows=batch_rows, threads=threads
         )
         con.execute(f"create temp table {result} as {relation.sql_query()}")
-        entity_count = _one(con, f"select count(*) from ({entities.sql_query()})")[0]
-        week = WeekJoin("whole", reason or "", len(registers_list), int(entity_count), 0)
+        week = WeekJoin("whole", reason or "", len(registers_list), entity_count, 0)
     pairs, checksum = _checksum(con, result)
     week = WeekJoin(week.mode, week.reason, week.registers_matched, week.entities_matched, pairs)
     _record(con, registers, entities, week, checksum)

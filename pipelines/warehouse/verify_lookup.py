@@ -245,11 +245,8 @@ def _update(
             """,
             {"reasons": reasons},
         )
-        lite = sqlite3.connect(out_path)
+        lite = _writing(out_path)
         try:
-            lite.execute("pragma journal_mode=off")
-            lite.execute("pragma synchronous=off")
-            lite.execute(f"pragma cache_size = -{CACHE_KIB}")
             found = lite.execute("select data from dictionary where id = 1").fetchall()
             compress = _compressor(found[0][0] if found else None).compress
             lite.executemany("delete from verify where abn = ?", gone)
@@ -283,13 +280,8 @@ def _write_whole(
 ) -> int:
     cursor = con.execute(_bodies(check_ids), {"reasons": reasons})
     out_path.unlink(missing_ok=True)
-    lite = sqlite3.connect(out_path)
+    lite = _writing(out_path)
     try:
-        lite.execute("pragma journal_mode=off")
-        lite.execute("pragma synchronous=off")
-        # the rows come about in ABN order, but the B-tree's upper pages are read back
-        # for every insert beyond SQLite's 2 MB default cache
-        lite.execute(f"pragma cache_size = -{CACHE_KIB}")
         lite.execute("create table meta (key text primary key, value text not null)")
         lite.execute("create table dictionary (id integer primary key, data blob not null)")
         lite.execute("create table verify (abn integer primary key, body blob not null)")
@@ -322,6 +314,17 @@ def _write_whole(
     finally:
         lite.close()
     return written
+
+
+def _writing(path: Path) -> sqlite3.Connection:
+    """A connection to write the lookup at ``path``: no journal, no syncs (the publish
+    fsyncs the finished file), and a page cache large enough that the B-tree's upper pages
+    are not read back for every insert (the rows come about in ABN order)."""
+    lite = sqlite3.connect(path)
+    lite.execute("pragma journal_mode=off")
+    lite.execute("pragma synchronous=off")
+    lite.execute(f"pragma cache_size = -{CACHE_KIB}")
+    return lite
 
 
 def _train(samples: list[bytes]) -> bytes | None:
