@@ -151,3 +151,19 @@ def prepare_manifest(settings: Settings, *, force: bool = False) -> Path:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return manifest
+
+
+def publish_keys(manifest: dict) -> dict[str, tuple[str, ...]]:
+    """ "schema.table" -> key columns of every model whose config names its ``publish_key``
+    (``meta: {publish_key: [abn]}``): the publish updates those tables in the snapshot by
+    their changed keys' rows (pipelines/warehouse/snapshot/update.py)."""
+    keys: dict[str, tuple[str, ...]] = {}
+    for node in manifest.get("nodes", {}).values():
+        if node.get("resource_type") != "model":
+            continue
+        key = (node.get("config", {}).get("meta") or {}).get("publish_key")
+        if not key:
+            continue
+        columns = (key,) if isinstance(key, str) else tuple(str(column) for column in key)
+        keys[f"{node['schema']}.{node.get('alias') or node['name']}"] = columns
+    return keys

@@ -1,9 +1,10 @@
 """The dbt manifest and partial parse `bvs run` prepares (pipelines/dbt.py)."""
 
+import json
 import os
 from pathlib import Path
 
-from pipelines.dbt import partial_parse_path, prepare_manifest
+from pipelines.dbt import partial_parse_path, prepare_manifest, publish_keys
 from pipelines.settings import DBT_PROJECT_DIR, get_settings
 
 MODEL = DBT_PROJECT_DIR / "models" / "marts" / "core" / "entities.sql"
@@ -30,3 +31,36 @@ def test_a_project_file_only_touched_keeps_the_partial_parse_and_the_next_run_st
     finally:
         os.utime(MODEL, ns=(before.st_atime_ns, before.st_mtime_ns))
         partial.unlink(missing_ok=True)
+
+
+def test_the_publish_keys_are_the_models_publish_key_meta() -> None:
+    manifest = {
+        "nodes": {
+            "model.bvs.a": {
+                "resource_type": "model",
+                "name": "a",
+                "alias": "a",
+                "schema": "marts",
+                "config": {"meta": {"publish_key": ["abn", "name"]}},
+            },
+            "model.bvs.b": {
+                "resource_type": "model",
+                "name": "b",
+                "alias": "b_table",
+                "schema": "marts",
+                "config": {"meta": {"publish_key": "abn"}},
+            },
+            "model.bvs.c": {"resource_type": "model", "name": "c", "schema": "marts"},
+            "test.bvs.d": {
+                "resource_type": "test",
+                "name": "d",
+                "schema": "marts",
+                "config": {"meta": {"publish_key": ["x"]}},
+            },
+        }
+    }
+    assert publish_keys(manifest) == {"marts.a": ("abn", "name"), "marts.b_table": ("abn",)}
+    # the project's: the tables with a row per ABN the publish updates by their changed rows
+    project = publish_keys(json.loads(prepare_manifest(get_settings()).read_bytes()))
+    assert project["marts.verifications"] == ("abn",)
+    assert project["marts.entity_names"] == ("abn", "name")

@@ -33,7 +33,8 @@ from pipelines.settings import Settings
 HISTORY = Path("~/.bvs_sql_history")
 HELP = """\
 SQL statements end with ';' (they may span lines). The marts are in schema marts; the
-snapshot's metadata in meta (meta.snapshot, meta.sources, meta.source_failures).
+snapshot's metadata in meta (meta.snapshot, meta.sources, meta.source_failures,
+meta.snapshot_tables).
   .tables            every table and view, with its kind
   .schema [NAME]     the columns of a table or view (NAME: marts.entities or entities);
                      without NAME, of every one

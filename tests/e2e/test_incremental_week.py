@@ -7,7 +7,8 @@ the ABNs whose inputs changed (`int_check_inputs`), `verifications` those ABNs' 
 similarity join matches only the register and entity names that changed
 (`int_matching__name_similarities`), the names' trigrams are counted for the new names only
 (`int_search__name_trigram_counts`), and the verify lookup rewrites only the records that
-changed. A copy of that warehouse then rebuilds the similarity join, the trigram counts,
+changed, and the snapshot is last week's file with only what changed written into it. A copy
+of that warehouse then rebuilds the similarity join, the trigram counts,
 `int_check_outcomes` and everything downstream of them whole (`dbt run --full-refresh`), and
 every table of the two warehouses must hold the same rows. Leave an input out of
 `int_check_inputs` and the ABNs it changed keep last week's outcomes: this test fails.
@@ -123,6 +124,34 @@ def test_the_next_weeks_verify_lookup_rewrites_only_the_records_that_changed(
     assert meta["built"] == "changes"
     assert 0 < int(meta["rewritten"]) < int(meta["rows"]) / 10
     assert _assert_same_records(info.path, lookup) == int(meta["rows"])
+
+
+def test_the_next_weeks_snapshot_updates_the_rows_that_changed(two_weeks: dict) -> None:
+    info = current_snapshot(get_settings(data_dir=two_weeks["data"]))
+    assert info is not None and info.as_of.isoformat() == NEXT_WEEK
+    con = duckdb.connect(str(two_weeks["data"] / "warehouse.duckdb"), read_only=True)
+    con.execute(f"attach '{info.path}' as snap (read_only)")
+    written = {
+        name: (method, rows)
+        for name, method, rows in con.execute(
+            "select table_name, method, rows_written from snap.meta.snapshot_tables"
+        ).fetchall()
+    }
+    assert set(written) == set(info.tables)
+    for table in ("marts.verifications", "marts.entities", "marts.entity_names"):
+        method, rows = written[table]
+        assert method == "updated", (table, method)
+        assert 0 < rows < info.tables[table] / 10
+    assert "kept" in {method for method, _ in written.values()}
+    # every table holds the warehouse's rows, whichever way it was written
+    for name in info.tables:
+        relation = ".".join(f'"{part}"' for part in name.split("."))
+        differing = con.execute(
+            f"select count(*) from ((select * from {relation} except all "
+            f"select * from snap.{relation}) union all (select * from snap.{relation} "
+            f"except all select * from {relation}))"
+        ).fetchall()[0][0]
+        assert differing == 0, name
 
 
 def test_an_incremental_week_equals_a_whole_build_of_the_same_files(two_weeks: dict) -> None:

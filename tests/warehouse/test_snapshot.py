@@ -706,3 +706,148 @@ def test_the_verify_subprocess_reads_with_the_threads_it_is_given(
         opened[1]
         == duckdb.connect(":memory:").execute("select current_setting('threads')").fetchone()[0]
     )  # DuckDB's default (the machine's cores)
+
+
+# --- a week's snapshot written from the current one ------------------------------------------
+
+NEXT_WEEK = AS_OF + dt.timedelta(days=7)
+
+
+def _build_week_marts(con: duckdb.DuckDBPyConnection, as_of: dt.date) -> None:
+    """Marts shaped like the real ones: a table per ABN with a key and the as-of date stamped
+    on every row, a table without a key, a view."""
+    con.execute("create schema if not exists marts")
+    con.execute(
+        """
+        create or replace table marts.entities as
+        select (50000000000 + i)::varchar as abn, 'Company ' || i as name, i % 7 as grp,
+            ?::date as as_of_date
+        from range(100) as t(i)
+        """,
+        [as_of],
+    )
+    con.execute("create or replace table marts.flags as select 'A' as flag union all select 'B'")
+    con.execute("create or replace view marts.grp_3 as select * from marts.entities where grp = 3")
+
+
+def _written(path: Path) -> dict[str, tuple[str, str, int, int]]:
+    with duckdb.connect(str(path), read_only=True) as con:
+        rows = con.execute("select * from meta.snapshot_tables").fetchall()
+    return {name: (method, reason, rows, since) for name, method, reason, rows, since in rows}
+
+
+def _differing_rows(writer: duckdb.DuckDBPyConnection, path: Path) -> dict[str, int]:
+    """Rows that differ between each warehouse table and its copy in the snapshot at ``path``."""
+    writer.execute(f"attach '{path}' as published (read_only)")
+    try:
+        tables = writer.execute(
+            "select schema_name, table_name from duckdb_tables() "
+            "where database_name = 'published' and schema_name <> 'meta'"
+        ).fetchall()
+        differing = {}
+        for schema, table in tables:
+            relation = f'"{schema}"."{table}"'
+            differing[f"{schema}.{table}"] = writer.execute(
+                f"select count(*) from ((select * from {relation} except all select * from "
+                f"published.{relation}) union all (select * from published.{relation} "
+                f"except all select * from {relation}))"
+            ).fetchall()[0][0]
+        return differing
+    finally:
+        writer.execute("detach published")
+
+
+def test_a_weeks_snapshot_is_the_current_one_with_only_what_changed_written(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    keys = {"marts.entities": ("abn",)}
+    _build_week_marts(writer, AS_OF)
+    first = publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
+    assert {method for method, *_ in _written(first.path).values()} == {"copied"}
+    assert _written(first.path)["marts.entities"][1] == "there is no current snapshot"
+
+    # the next week: every row's as-of date moves, one name changes, one ABN goes, one comes,
+    # a new table appears, a table without a key changes, one does not
+    _build_week_marts(writer, NEXT_WEEK)
+    writer.execute("update marts.entities set name = 'Renamed' where abn = '50000000007'")
+    writer.execute("delete from marts.entities where abn = '50000000008'")
+    writer.execute("insert into marts.entities values ('99999999999', 'New', 3, ?)", [NEXT_WEEK])
+    writer.execute("insert into marts.companies values ('12345678901', 'Another')")
+    writer.execute("create table marts.added as select 1 as n")
+    second = publish_snapshot(writer, settings, as_of=NEXT_WEEK, keys=keys)
+
+    written = _written(second.path)
+    assert written["marts.entities"] == ("updated", "3 of 100 keys changed", 3, 3)
+    assert written["marts.flags"] == ("kept", "no row changed", 0, 0)
+    assert written["marts.Odd Name"][0] == "kept"
+    assert written["marts.companies"] == ("copied", "it changed and has no key", 4, 0)
+    assert written["marts.added"] == ("copied", "not in the current snapshot", 1, 0)
+    assert set(written) == set(second.tables)
+    assert set(_differing_rows(writer, second.path).values()) == {0}
+    with open_snapshot(settings) as con:
+        assert con.execute("select count(*), min(as_of_date) from marts.grp_3").fetchone() == (
+            15,
+            NEXT_WEEK,
+        )
+    # the clone reused the blocks it dropped: the file did not grow by a copy of itself
+    assert second.path.stat().st_size < 1.5 * first.path.stat().st_size
+
+    # a third week: the rows rewritten since the table was last copied whole add up
+    writer.execute("update marts.entities set name = 'Again' where abn = '50000000009'")
+    third = publish_snapshot(writer, settings, as_of=NEXT_WEEK, keys=keys)
+    assert _written(third.path)["marts.entities"] == ("updated", "1 of 100 keys changed", 1, 4)
+
+
+def test_a_table_with_many_changed_keys_is_copied_whole(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    keys = {"marts.entities": ("abn",)}
+    _build_week_marts(writer, AS_OF)
+    publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
+    writer.execute("update marts.entities set name = name || '!' where grp = 0")  # 15 rows
+    info = publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
+    assert _written(info.path)["marts.entities"][:2] == ("copied", "15 of 100 keys changed")
+    assert _differing_rows(writer, info.path)["marts.entities"] == 0
+
+    # a few keys a week, until the weeks since the last whole copy add up to too many
+    six = "grp = 1 and abn < '50000000040'"
+    writer.execute(f"update marts.entities set name = 'x' where {six}")
+    info = publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
+    assert _written(info.path)["marts.entities"][:2] == ("updated", "6 of 100 keys changed")
+    writer.execute(f"update marts.entities set name = 'y' where {six}")
+    info = publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
+    assert _written(info.path)["marts.entities"][:2] == (
+        "copied",
+        "12 rows rewritten since it was copied whole, of 100",
+    )
+    assert _differing_rows(writer, info.path)["marts.entities"] == 0
+
+
+def test_an_update_that_does_not_give_the_warehouses_table_is_copied_whole(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    """A key that is null in some row cannot find it: the update is checked against the
+    warehouse's table and the table copied whole instead."""
+    keys = {"marts.entities": ("abn",)}
+    _build_week_marts(writer, AS_OF)
+    writer.execute("update marts.entities set abn = null where abn = '50000000001'")
+    publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
+    writer.execute("update marts.entities set name = 'Changed' where abn is null")
+    info = publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
+    assert _written(info.path)["marts.entities"][:2] == (
+        "copied",
+        "an update did not give the warehouse's table",
+    )
+    assert _differing_rows(writer, info.path)["marts.entities"] == 0
+
+
+def test_an_unreadable_current_snapshot_is_not_cloned(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    first = publish_snapshot(writer, settings, as_of=AS_OF)
+    os.chmod(first.path, 0o600)
+    first.path.write_bytes(b"not a DuckDB file" * 1000)
+    info = publish_snapshot(writer, settings, as_of=AS_OF)
+    reasons = {reason for _method, reason, *_ in _written(info.path).values()}
+    assert len(reasons) == 1 and reasons.pop().startswith("the current snapshot")
+    assert set(_differing_rows(writer, info.path).values()) == {0}

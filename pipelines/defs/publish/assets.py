@@ -1,14 +1,17 @@
 """The serving snapshot: published after the marts build and every blocking check passes."""
 
+import json
+
 import dagster as dg
 
+from pipelines.dbt import publish_keys
 from pipelines.ingest.sources import SOURCES
 from pipelines.warehouse.connection import warehouse
 from pipelines.warehouse.snapshot import publish_snapshot
 from pipelines.warehouse.verify_lookup import build_verify_lookup
 
 from ..resources import POOL, BvsResource
-from ..transform.dbt import dbt_models
+from ..transform.dbt import dbt_models, dbt_project
 from ..writer import writing
 
 MART_KEYS = [key for key in dbt_models.keys if key.path[0] == "marts"]
@@ -24,6 +27,7 @@ MART_KEYS = [key for key in dbt_models.keys if key.path[0] == "marts"]
 )
 def serving_snapshot(context: dg.AssetExecutionContext, bvs: BvsResource) -> dg.MaterializeResult:
     settings = bvs.settings()
+    keys = publish_keys(json.loads(dbt_project.manifest_path.read_bytes()))
     with writing(context, bvs), warehouse(settings) as con:
         info = publish_snapshot(
             con,
@@ -31,6 +35,7 @@ def serving_snapshot(context: dg.AssetExecutionContext, bvs: BvsResource) -> dg.
             as_of=bvs.as_of_date(),
             sidecars={"verify": build_verify_lookup},
             cadences={name: source.refresh_days for name, source in SOURCES.items()},
+            keys=keys,
         )
     context.log.info(f"published snapshot {info.snapshot_id} at {info.path}")
     return dg.MaterializeResult(

@@ -5,12 +5,16 @@ marts into a new file under ``<serving_dir>/snapshots/``; readers (the API) only
 those files read-only. Publishing a snapshot (``publish``):
 
 1. build ``<id>.duckdb.tmp`` from the writer's own connection (``build``: ``ATTACH``, one
-   transaction: every table of the listed schemas copied, every view recreated over the
+   transaction: every table of the listed schemas written, every view recreated over the
    snapshot's own copies (DuckDB binds a view's names in its own database, so the file
    stands alone; a view is not materialised twice, e.g. ``marts.tiles``, the long form of
    ``marts.verifications``), the warehouse's table, view and column comments carried over,
    the extra tables, and the metadata tables ``meta.snapshot`` and ``meta.sources`` (each
-   source's last load, its files and its refresh cadence)), ``CHECKPOINT``, ``DETACH``, fsync;
+   source's last load, its files and its refresh cadence) and ``meta.snapshot_tables``),
+   ``CHECKPOINT``, ``DETACH``, fsync. The file starts as a clone of the current snapshot and
+   only what changed is written into it (``update``): a table with a key by its changed
+   keys' rows, one without copied when it changed; with no current snapshot, every table is
+   copied;
 2. verify it from a separate read-only process (``verify``: ``python -m
    pipelines.warehouse.snapshot verify``): row counts of every table and the metadata must
    match what the writer copied, and every view must bind in the file;

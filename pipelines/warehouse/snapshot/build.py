@@ -1,7 +1,9 @@
-"""Building a snapshot file: the marts copied from the writer's connection through ``ATTACH``
-in one transaction, views recreated over the file's own copies, the warehouse's table and
-column comments carried over, and the metadata tables ``meta.snapshot``, ``meta.sources``
-and ``meta.source_failures`` written."""
+"""Building a snapshot file: the marts written from the writer's connection through
+``ATTACH`` in one transaction (into a clone of the current snapshot, only what changed:
+``update``; or every table copied), views recreated over the file's own tables, the
+warehouse's table and column comments carried over, and the metadata tables
+``meta.snapshot``, ``meta.sources``, ``meta.source_failures`` and ``meta.snapshot_tables``
+written."""
 
 from __future__ import annotations
 
@@ -16,7 +18,16 @@ from pathlib import Path
 
 import duckdb
 
-from .core import META_SCHEMA, METADATA_TABLES, SnapshotError, qualified, quote, quote_literal
+from . import update
+from .core import (
+    META_SCHEMA,
+    METADATA_TABLES,
+    SnapshotError,
+    qualified,
+    quote,
+    quote_literal,
+    remove_database_file,
+)
 
 log = logging.getLogger(__name__)
 
@@ -283,10 +294,15 @@ def build_snapshot_file(
     schemas: Sequence[str],
     extra_tables: Sequence[str],
     cadences: Mapping[str, int],
+    previous: Path | None = None,
+    keys: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[dict[str, int], tuple[str, ...]]:
     """Write the snapshot into ``tmp`` through the writer's connection; return the tables'
     row counts and the views' names.
 
+    ``previous`` is the current snapshot's file: ``tmp`` starts as its clone and only the
+    tables that changed are written (``update``), by ``keys`` ("schema.table" -> key
+    columns) where a table has one. Without it every table is copied.
     Works on its own cursor, so it copies the warehouse's committed state.
     """
     cur = con.cursor()
@@ -296,27 +312,52 @@ def build_snapshot_file(
         wanted = _tables_to_copy(cur, catalog, schemas, extra_tables)
         alias = f"bvs_snapshot_{secrets.token_hex(4)}"
         snap, wh = quote(alias), quote(catalog)
-        cur.execute(f"attach {quote_literal(str(tmp))} as {snap}")
+        attach = f"attach {quote_literal(str(tmp))} as {snap}"
+        fresh_reason, how = "there is no current snapshot", ""
+        if previous is not None:
+            how = update.clone_file(previous, tmp)
+            fresh_reason = _clone_unusable(cur, attach, snap)
+            if fresh_reason:  # start afresh
+                log.info("snapshot written afresh: %s", fresh_reason)
+                with contextlib.suppress(duckdb.Error):
+                    cur.execute(f"detach database if exists {snap}")
+                remove_database_file(tmp)
+        if fresh_reason:
+            cur.execute(attach)
+        plans: list[update.TablePlan] = []
         try:
+            views = _view_bodies(cur, catalog, wanted)
+            tables = [key for key in wanted if key not in views]
+            if fresh_reason:
+                plans = [update.TablePlan(s, t, "copied", fresh_reason) for s, t in tables]
+            else:
+                plans = update.plan_tables(cur, catalog, snap, tables, keys or {})
+                update.drop_for_rewrite(cur, snap, plans, _objects_to_drop(cur, alias, tables))
+                log.info(
+                    "snapshot from %s (%s): %s",
+                    previous.name if previous else "",
+                    how,
+                    ", ".join(
+                        f"{sum(p.method == m for p in plans)} {m}"
+                        for m in ("kept", "updated", "copied")
+                    ),
+                )
             counts: dict[str, int] = {}
-            # One transaction: every table is copied from the same state of the warehouse.
+            # One transaction: every table is written from the same state of the warehouse.
             cur.execute("begin transaction")
             try:
                 for schema in sorted({s for s, _ in wanted} | {META_SCHEMA}):
                     cur.execute(f"create schema if not exists {snap}.{quote(schema)}")
-                views = _view_bodies(cur, catalog, wanted)
-                # tables first: a view is created once what it reads is in the file
-                for schema, table in sorted(wanted, key=lambda key: key in views):
-                    source = f"{wh}.{qualified(schema, table)}"
-                    target = f"{snap}.{qualified(schema, table)}"
-                    if (schema, table) in views:
-                        cur.execute(f"create view {target} as {views[(schema, table)]}")
-                        continue
-                    cur.execute(f"create table {target} as select * from {source}")
+                for plan in plans:
+                    update.write_table(cur, catalog, snap, plan)
+                    source = f"{wh}.{qualified(plan.schema, plan.table)}"
                     # Counted on the warehouse side, so the check in another process compares
                     # the file against what the writer saw, not against itself.
                     count_row = cur.execute(f"select count(*) from {source}").fetchone()
-                    counts[f"{schema}.{table}"] = int(count_row[0]) if count_row else 0
+                    counts[plan.name] = int(count_row[0]) if count_row else 0
+                # views once what they read is in the file
+                for (schema, view), body in sorted(views.items()):
+                    cur.execute(f"create view {snap}.{qualified(schema, view)} as {body}")
                 _copy_comments(cur, catalog, snap, wanted, views)
                 view_names = tuple(sorted(f"{schema}.{view}" for schema, view in views))
                 cur.execute(_SNAPSHOT_DDL.format(snap=snap))
@@ -330,6 +371,7 @@ def build_snapshot_file(
                         json.dumps(view_names),
                     ],
                 )
+                update.record(cur, snap, plans)
                 _copy_sources(cur, catalog, snap, cadences)
                 cur.execute("commit")
             except BaseException:
@@ -338,8 +380,45 @@ def build_snapshot_file(
                 raise
             cur.execute(f"checkpoint {snap}")
         finally:
+            update.drop_changed_keys(cur, plans)
             with contextlib.suppress(duckdb.Error):
                 cur.execute(f"detach database if exists {snap}")
         return counts, view_names
     finally:
         cur.close()
+
+
+def _clone_unusable(cur: duckdb.DuckDBPyConnection, attach: str, snap: str) -> str:
+    """Attach the clone of the current snapshot; why it is not to be updated ("" when it
+    is, and then it stays attached)."""
+    try:
+        cur.execute(attach)
+        if not _table_exists(cur, snap.strip('"'), META_SCHEMA, "snapshot"):
+            return "the current snapshot has no meta.snapshot"
+        return update.clone_reason(cur, snap) or ""
+    except duckdb.Error as exc:
+        return f"the current snapshot cannot be read: {exc}"
+
+
+def _objects_to_drop(
+    cur: duckdb.DuckDBPyConnection, catalog: str, tables: Sequence[tuple[str, str]]
+) -> list[tuple[str, str, str]]:
+    """What a clone holds that the new snapshot writes again or no longer has: every view,
+    the metadata tables, and the tables not in ``tables``: (schema, name, "view" | "table")."""
+    keep = set(tables)
+    rows = cur.execute(
+        """
+        select table_schema, table_name, table_type
+        from information_schema.tables
+        where table_catalog = ?
+        order by table_type desc, table_schema, table_name
+        """,
+        [catalog],
+    ).fetchall()
+    drop: list[tuple[str, str, str]] = []
+    for schema, name, kind in rows:
+        if kind == "VIEW":
+            drop.append((str(schema), str(name), "view"))
+        elif (schema, name) not in keep:
+            drop.append((str(schema), str(name), "table"))
+    return drop

@@ -21,7 +21,12 @@ SUFFIX = ".duckdb"
 TMP_SUFFIX = ".duckdb.tmp"
 SIDECAR_SUFFIX = ".sqlite"
 META_SCHEMA = "meta"
-METADATA_TABLES = ("meta.snapshot", "meta.sources", "meta.source_failures")
+METADATA_TABLES = (
+    "meta.snapshot",
+    "meta.sources",
+    "meta.source_failures",
+    "meta.snapshot_tables",
+)
 
 # UTC time to the millisecond plus a random suffix: sorts by build time, unique across runs.
 _ID_PATTERN = re.compile(r"^\d{8}T\d{9}Z-[0-9a-f]{4}$")

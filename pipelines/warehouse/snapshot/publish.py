@@ -1,6 +1,8 @@
 """Publishing a snapshot: build, verify, sidecars, rename, switch the pointer, retain.
 
-1. build ``<id>.duckdb.tmp`` from the writer's own connection (``build``), fsync it;
+1. build ``<id>.duckdb.tmp`` from the writer's own connection (``build``), fsync it: a clone
+   of the current snapshot with only what changed written into it (``update``), or a copy
+   of every table when there is none;
 2. verify it from a separate read-only process (``verify``);
 3. build the sidecars from it (``<id>.<name>.sqlite``), rename it to ``<id>.duckdb`` (so
    every final-named file has been verified), fsync the folder;
@@ -68,7 +70,7 @@ def _current_files(settings: Settings) -> tuple[Path, dict[str, Path]] | None:
     try:
         current = current_snapshot(settings)
     except SnapshotError as exc:
-        log.warning("the current snapshot is not read for the sidecars: %s", exc)
+        log.warning("the current snapshot is not read (the new one is written afresh): %s", exc)
         return None
     if current is None or not current.path.is_file():
         return None
@@ -99,6 +101,7 @@ def publish_snapshot(
     extra_tables: Sequence[str] = (),
     sidecars: Mapping[str, SidecarBuilder] | None = None,
     cadences: Mapping[str, int] | None = None,
+    keys: Mapping[str, Sequence[str]] | None = None,
 ) -> SnapshotInfo:
     """Publish the marts as a new immutable snapshot and make it current.
 
@@ -107,6 +110,9 @@ def publish_snapshot(
     ``sidecars`` build files derived from the verified snapshot (``<id>.<name>.sqlite``,
     e.g. the verify lookup) before it becomes current; the pointer names them.
     ``cadences`` (source -> refresh cadence in days) go into ``meta.sources``.
+    The new file starts as a clone of the current snapshot, and only what changed is written
+    into it (``update``): a table with a key in ``keys`` ("schema.table" -> key columns) by
+    its changed keys' rows, one without by a whole copy when it changed.
     Raises SnapshotError, leaving ``CURRENT`` as it was, if anything fails.
     """
     directory = snapshots_dir(settings)
@@ -130,6 +136,8 @@ def publish_snapshot(
             schemas=schemas,
             extra_tables=extra_tables,
             cadences=cadences or {},
+            previous=current[0] if current is not None else None,
+            keys=keys,
         )
         fsync_file(tmp)
         threads = settings.publish_threads
