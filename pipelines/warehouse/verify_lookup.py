@@ -20,8 +20,9 @@ the file stays in the page cache. Compressing costs about 3 µs a row, reading a
 
 A week's file starts from the current one (``previous``: the current snapshot and its
 lookup): it is copied, and only the records whose body differs from the one the current
-snapshot gives are rewritten (both bodies computed in DuckDB and compared by their 64-bit
-hash), those of ABNs gone deleted, with the current file's dictionary. It is written whole
+snapshot gives are rewritten, those of ABNs gone deleted, with the current file's
+dictionary. A body differs when the values it is made of do: both snapshots' values are
+hashed in DuckDB (64 bits) and compared, and only the changed ABNs' bodies are computed. It is written whole
 instead when the format, this module's code, the checks or the reasons list differ (a body
 holds reason positions), or once as many records as the file holds were rewritten since it
 was last written whole (the dictionary was trained on that build's first rows). ``meta``
@@ -104,10 +105,31 @@ def _reasons(con: duckdb.DuckDBPyConnection, check_ids: list[str]) -> list[str]:
     ]
 
 
-def _bodies(check_ids: list[str], catalog: str = "") -> str:
+def _severities(prefix: str) -> str:
+    return f"""
+        select abn, list(severity order by severity) as severities
+        from {prefix}marts.risk_flags group by abn
+    """
+
+
+def _inputs(check_ids: list[str], catalog: str = "") -> str:
+    """Each ABN of ``catalog``'s snapshot (as ``_bodies``) and the hash of every value its
+    body is made of, which is cheaper to compute than the body."""
+    prefix = f"{catalog}." if catalog else ""
+    columns = [f"v.{m}" for m in RECORD_MEMBERS] + ["v.flags", "s.severities"]
+    columns += [f"v.{c}_{part}" for c in check_ids for part in ("status", "reason", "detail")]
+    return f"""
+        select cast(v.abn as bigint) as abn, hash({", ".join(columns)}) as input_hash
+        from {prefix}marts.verifications as v
+        left join ({_severities(prefix)}) as s on s.abn = v.abn
+        """
+
+
+def _bodies(check_ids: list[str], catalog: str = "", only: str = "") -> str:
     """The statement giving each ABN of ``catalog``'s snapshot (`` ""``: the connection's own
     database) as ``abn`` (an integer) and its record's JSON text ``body``; ``$reasons`` is
-    the reasons list the body indexes into."""
+    the reasons list the body indexes into. ``only`` names a relation of the ABNs (``abn``,
+    an integer) to give, when not every one."""
     code = " ".join(f"when '{k}' then '{v}'" for k, v in STATUS_CODES.items())
     statuses = " || ".join(f"(case {c}_status {code} else '?' end)" for c in check_ids)
     reason_ids = ", ".join(f"list_position($reasons, {c}_reason) - 1" for c in check_ids)
@@ -124,10 +146,7 @@ def _bodies(check_ids: list[str], catalog: str = "") -> str:
     # (json_object over them parsed every detail: an eighth of the build's samples at 5 M). to_json and
     # list_position are DuckDB's; this reads a DuckDB snapshot file.
     return f"""
-        with severities as (
-            select abn, list(severity order by severity) as severities
-            from {prefix}marts.risk_flags group by abn
-        )
+        with severities as ({_severities(prefix)})
         select cast(v.abn as bigint) as abn, '{{' || {members}
             || ',"flags":' || coalesce(v.flags, 'null')
             || ',"severities":' || cast(to_json(coalesce(s.severities, [])) as varchar)
@@ -136,6 +155,7 @@ def _bodies(check_ids: list[str], catalog: str = "") -> str:
             || ',"details":{{' || concat_ws(',', {details}) || '}}}}' as body
         from {prefix}marts.verifications as v
         left join severities as s on s.abn = v.abn
+        {f"where cast(v.abn as bigint) in (select abn from {only})" if only else ""}
         """
 
 
@@ -232,19 +252,17 @@ def _update(
         out_path.unlink(missing_ok=True)
         shutil.copyfile(lookup, out_path)
         rewritten_before = int(_meta(out_path).get("rewritten_since_whole", 0))
-        changed = con.execute(
+        con.execute(
             f"""
-            with bodies as ({_bodies(check_ids)}),
-            previous_bodies as (
-                select abn, hash(body) as body_hash from ({_bodies(check_ids, "bvs_previous")})
-            )
-            select bodies.abn, bodies.body
-            from bodies
-            left join previous_bodies on bodies.abn = previous_bodies.abn
-            where previous_bodies.body_hash is distinct from hash(bodies.body)
-            """,
-            {"reasons": reasons},
+            create or replace temporary table bvs_changed_abns as
+            select new_inputs.abn
+            from ({_inputs(check_ids)}) as new_inputs
+            left join ({_inputs(check_ids, "bvs_previous")}) as old_inputs
+                on new_inputs.abn = old_inputs.abn
+            where old_inputs.input_hash is distinct from new_inputs.input_hash
+            """
         )
+        changed = con.execute(_bodies(check_ids, only="bvs_changed_abns"), {"reasons": reasons})
         lite = _writing(out_path)
         try:
             found = lite.execute("select data from dictionary where id = 1").fetchall()
@@ -270,6 +288,7 @@ def _update(
         finally:
             lite.close()
     finally:
+        con.execute("drop table if exists bvs_changed_abns")
         con.execute("detach bvs_previous")
     log.info("verify lookup: %d records rewritten, %d deleted", rewritten, len(gone))
     return int(rows)
