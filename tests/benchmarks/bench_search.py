@@ -43,7 +43,8 @@ from bench_verification import seed_warehouse  # noqa: E402  (this folder)
 from dbt_runner import model_seconds, run_dbt  # noqa: E402  (this folder)
 
 POOL_NAMES = 20_000_000  # the generated names cached by bench_matching (8 parts of 2.5M)
-MODELS = "tag:search"
+# the search models, and the distinct normalised names the trigram counts are kept for
+MODELS = "int_matching__entity_names_keyed tag:search"
 SEARCH_TABLES = ("search_names", "search_words", "search_word_frequencies")
 
 
