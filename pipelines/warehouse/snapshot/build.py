@@ -27,6 +27,7 @@ from .core import (
     quote,
     quote_literal,
     remove_database_file,
+    transaction,
 )
 
 log = logging.getLogger(__name__)
@@ -344,8 +345,7 @@ def build_snapshot_file(
                 )
             counts: dict[str, int] = {}
             # One transaction: every table is written from the same state of the warehouse.
-            cur.execute("begin transaction")
-            try:
+            with transaction(cur):
                 for schema in sorted({s for s, _ in wanted} | {META_SCHEMA}):
                     cur.execute(f"create schema if not exists {snap}.{quote(schema)}")
                 for plan in plans:
@@ -373,11 +373,6 @@ def build_snapshot_file(
                 )
                 update.record(cur, snap, plans)
                 _copy_sources(cur, catalog, snap, cadences)
-                cur.execute("commit")
-            except BaseException:
-                with contextlib.suppress(duckdb.Error):
-                    cur.execute("rollback")
-                raise
             cur.execute(f"checkpoint {snap}")
         finally:
             update.drop_changed_keys(cur, plans)

@@ -8,9 +8,12 @@ import datetime as dt
 import os
 import re
 import secrets
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import duckdb
 
 if TYPE_CHECKING:  # kept out of the verify subprocess, which needs only duckdb
     from pipelines.settings import Settings
@@ -92,6 +95,20 @@ def snapshot_files(directory: Path) -> list[Path]:
         if p.is_file() and p.name.endswith(SUFFIX) and is_snapshot_id(p.name[: -len(SUFFIX)])
     ]
     return sorted(files, key=lambda p: p.name)
+
+
+@contextlib.contextmanager
+def transaction(cur: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """The block's statements on ``cur`` in one transaction: committed if it ends, rolled
+    back if it raises."""
+    cur.execute("begin transaction")
+    try:
+        yield
+        cur.execute("commit")
+    except BaseException:
+        with contextlib.suppress(duckdb.Error):
+            cur.execute("rollback")
+        raise
 
 
 # --- durability helpers ---------------------------------------------------------------------

@@ -46,7 +46,7 @@ from pathlib import Path
 
 import duckdb
 
-from .core import qualified, quote
+from .core import qualified, quote, transaction
 
 log = logging.getLogger(__name__)
 
@@ -242,18 +242,12 @@ def drop_for_rewrite(
     """Drop from the clone the tables to copy again and ``drop_also`` ((schema, name, kind):
     the views, the metadata tables, what is no longer published), then checkpoint: the
     copies then reuse the freed blocks."""
-    cur.execute("begin transaction")
-    try:
+    with transaction(cur):
         for schema, name, kind in drop_also:
             cur.execute(f"drop {kind} if exists {snap}.{qualified(schema, name)}")
         for plan in plans:
             if plan.method == "copied":
                 cur.execute(f"drop table if exists {snap}.{qualified(plan.schema, plan.table)}")
-        cur.execute("commit")
-    except BaseException:
-        with contextlib.suppress(duckdb.Error):
-            cur.execute("rollback")
-        raise
     cur.execute(f"checkpoint {snap}")
 
 
