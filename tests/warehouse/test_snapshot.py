@@ -309,6 +309,20 @@ def test_publish_carries_the_warehouse_comments(
             "where table_name = 'companies' and column_name = 'name'"
         ).fetchall() == [(None,)]
 
+    # the next snapshot is written into a clone of this one (its tables kept): a comment
+    # the warehouse no longer has is gone from it too, a changed one changed
+    writer.execute('comment on table marts."Odd Name" is null')
+    writer.execute("comment on column marts.companies.abn is null")
+    writer.execute("comment on table marts.companies is 'Companies.'")
+    info = publish_snapshot(writer, settings, as_of=AS_OF, extra_tables=["meta.loads"])
+    assert _written(info.path)["marts.companies"][0] == "kept"
+    with open_snapshot(settings) as con:
+        assert comments_of(con) == {
+            key: text
+            for key, text in documented.items()
+            if key not in {("marts", "Odd Name", ""), ("marts", "companies", "abn")}
+        } | {("marts", "companies", ""): "Companies."}
+
 
 # --- verification --------------------------------------------------------------------------
 

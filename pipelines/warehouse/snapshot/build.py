@@ -358,6 +358,7 @@ def build_snapshot_file(
                 # views once what they read is in the file
                 for (schema, view), body in sorted(views.items()):
                     cur.execute(f"create view {snap}.{qualified(schema, view)} as {body}")
+                update.clear_comments(cur, alias, snap)
                 _copy_comments(cur, catalog, snap, wanted, views)
                 view_names = tuple(sorted(f"{schema}.{view}" for schema, view in views))
                 cur.execute(_SNAPSHOT_DDL.format(snap=snap))

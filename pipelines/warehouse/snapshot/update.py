@@ -26,6 +26,8 @@ DuckDB file compresses every value again. So when a current snapshot exists:
    table is checked whole against the warehouse (row count and ``sum(hash(row))``) and
    copied whole if it differs, which a table whose key is not unique would.
 
+The clone's comments are cleared before the warehouse's are written (``clear_comments``),
+so a kept table does not keep a description the warehouse dropped.
 ``meta.snapshot_tables`` records what each table was and why (``record``). The warehouse is
 read in two transactions (plan, write): the publish runs under the writer lock, so nothing
 writes the warehouse between them.
@@ -279,6 +281,25 @@ def write_table(cur: duckdb.DuckDBPyConnection, catalog: str, snap: str, plan: T
     cur.execute(f"create table {target} as select * from {source}")
     plan.rows_written = _count(cur, source)
     plan.rows_written_since_copy = 0
+
+
+def clear_comments(cur: duckdb.DuckDBPyConnection, catalog: str, snap: str) -> None:
+    """Remove the comments the clone's tables and columns carry (a kept or updated table keeps
+    last week's), so that the warehouse's are the only ones written after."""
+    tables = cur.execute(
+        "select schema_name, table_name from duckdb_tables()"
+        " where database_name = ? and comment is not null",
+        [catalog],
+    ).fetchall()
+    columns = cur.execute(
+        "select schema_name, table_name, column_name from duckdb_columns()"
+        " where database_name = ? and comment is not null",
+        [catalog],
+    ).fetchall()
+    for schema, table in tables:
+        cur.execute(f"comment on table {snap}.{qualified(schema, table)} is null")
+    for schema, table, column in columns:
+        cur.execute(f"comment on column {snap}.{qualified(schema, table, column)} is null")
 
 
 def record(cur: duckdb.DuckDBPyConnection, snap: str, plans: Sequence[TablePlan]) -> None:
