@@ -14,9 +14,9 @@ DuckDB file compresses every value again. So when a current snapshot exists:
    * ``updated``: a table with a key (the model's ``meta.publish_key``, passed in as
      ``keys``) whose rows changed for at most ``UPDATE_MAX_SHARE`` of its keys, this week
      and summed over the weeks since it was last copied whole. The changed
-     keys are those whose row hash differs, columns left out that hold one value in every
-     row of the warehouse's table (``as_of_date``: set on every row afterwards, not a
-     changed row each);
+     keys are those whose row hash differs, leaving out the fixed-width columns that hold one
+     value in every row of the warehouse's table (``as_of_date``: set on every row
+     afterwards, not a changed row each);
    * ``copied``: every other table: new, its columns changed, no key, or too much changed;
 
 3. **drop** what is copied again, the views and the metadata tables, and checkpoint, so the
@@ -24,7 +24,7 @@ DuckDB file compresses every value again. So when a current snapshot exists:
 4. **write**, in one transaction: the copies; for an update, the changed keys' rows deleted
    and the warehouse's inserted (in key order), the one-value columns set; then the updated
    table is checked whole against the warehouse (row count and ``sum(hash(row))``) and
-   copied whole if it differs, which a table whose key is not unique would.
+   copied whole if it differs, which a key that is null in some row would cause.
 
 The clone's comments are cleared before the warehouse's are written (``clear_comments``),
 so a kept table does not keep a description the warehouse dropped.
@@ -116,10 +116,10 @@ def clone_reason(cur: duckdb.DuckDBPyConnection, snap: str) -> str | None:
         [snap.strip('"').replace('""', '"')],
     ).fetchall()
     if not rows:
-        return "its size is unknown"
+        return "the current snapshot's size is unknown"
     total, free = (int(v or 0) for v in rows[0])
     if total and free > FREE_MAX_SHARE * total:
-        return f"{free} of its {total} blocks are free"
+        return f"the current snapshot has {free} of its {total} blocks free"
     return None
 
 
