@@ -317,7 +317,7 @@ def build_snapshot_file(
         fresh_reason, how = "there is no current snapshot", ""
         if previous is not None:
             how = update.clone_file(previous, tmp)
-            fresh_reason = _clone_unusable(cur, attach, snap)
+            fresh_reason = _clone_unusable(cur, attach, alias)
             if fresh_reason:  # start afresh
                 log.info("snapshot written afresh: %s", fresh_reason)
                 with contextlib.suppress(duckdb.Error):
@@ -332,7 +332,7 @@ def build_snapshot_file(
             if fresh_reason:
                 plans = [update.TablePlan(s, t, "copied", fresh_reason) for s, t in tables]
             else:
-                plans = update.plan_tables(cur, catalog, snap, tables, keys or {})
+                plans = update.plan_tables(cur, catalog, alias, tables, keys or {})
                 update.drop_for_rewrite(cur, snap, plans, _objects_to_drop(cur, alias, tables))
                 log.info(
                     "snapshot from %s (%s): %s",
@@ -384,14 +384,14 @@ def build_snapshot_file(
         cur.close()
 
 
-def _clone_unusable(cur: duckdb.DuckDBPyConnection, attach: str, snap: str) -> str:
+def _clone_unusable(cur: duckdb.DuckDBPyConnection, attach: str, alias: str) -> str:
     """Attach the clone of the current snapshot; why it is not to be updated ("" when it
     is, and then it stays attached)."""
     try:
         cur.execute(attach)
-        if not _table_exists(cur, snap.strip('"'), META_SCHEMA, "snapshot"):
+        if not _table_exists(cur, alias, META_SCHEMA, "snapshot"):
             return "the current snapshot has no meta.snapshot"
-        return update.clone_reason(cur, snap) or ""
+        return update.clone_reason(cur, alias) or ""
     except duckdb.Error as exc:
         return f"the current snapshot cannot be read: {exc}"
 

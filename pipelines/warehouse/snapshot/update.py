@@ -109,11 +109,11 @@ def clone_file(source: Path, target: Path) -> str:
     return "copy"
 
 
-def clone_reason(cur: duckdb.DuckDBPyConnection, snap: str) -> str | None:
-    """Why the attached clone ``snap`` is not to be updated, or None when it is."""
+def clone_reason(cur: duckdb.DuckDBPyConnection, alias: str) -> str | None:
+    """Why the clone attached as ``alias`` is not to be updated, or None when it is."""
     rows = cur.execute(
         "select total_blocks, free_blocks from pragma_database_size() where database_name = ?",
-        [snap.strip('"').replace('""', '"')],
+        [alias],
     ).fetchall()
     if not rows:
         return "the current snapshot's size is unknown"
@@ -174,14 +174,14 @@ def previous_writes(cur: duckdb.DuckDBPyConnection, snap: str) -> dict[str, int]
 def plan_tables(
     cur: duckdb.DuckDBPyConnection,
     catalog: str,
-    snap: str,
+    alias: str,
     wanted: Sequence[tuple[str, str]],
     keys: Mapping[str, Sequence[str]],
 ) -> list[TablePlan]:
-    """How each of ``wanted`` (tables, not views) gets into the clone ``snap``; creates the
-    temporary tables of the updates' changed keys. Writes nothing to either file."""
-    wh = quote(catalog)
-    snap_catalog = snap.strip('"').replace('""', '"')
+    """How each of ``wanted`` (tables, not views) gets into the clone attached as ``alias``;
+    creates the temporary tables of the updates' changed keys. Writes nothing to either
+    file."""
+    wh, snap = quote(catalog), quote(alias)
     since = previous_writes(cur, snap)
     plans: list[TablePlan] = []
     for number, (schema, table) in enumerate(wanted):
@@ -189,7 +189,7 @@ def plan_tables(
         source = f"{wh}.{qualified(schema, table)}"
         target = f"{snap}.{qualified(schema, table)}"
         columns = _columns(cur, catalog, schema, table)
-        existing = _columns(cur, snap_catalog, schema, table)
+        existing = _columns(cur, alias, schema, table)
         if not existing:
             plans.append(TablePlan(schema, table, "copied", "not in the current snapshot"))
             continue
