@@ -167,3 +167,16 @@ def publish_keys(manifest: dict) -> dict[str, tuple[str, ...]]:
         columns = (key,) if isinstance(key, str) else tuple(str(column) for column in key)
         keys[f"{node['schema']}.{node.get('alias') or node['name']}"] = columns
     return keys
+
+
+def publish_sorted(manifest: dict) -> frozenset[str]:
+    """ "schema.table" of every model with a ``publish_key`` whose config also says
+    ``publish_sorted: true``: the snapshot stores it in key order when it copies it whole
+    (the search index, whose lookups rely on its order: docs/search.md)."""
+    return frozenset(
+        f"{node['schema']}.{node.get('alias') or node['name']}"
+        for node in manifest.get("nodes", {}).values()
+        if node.get("resource_type") == "model"
+        and (meta := node.get("config", {}).get("meta") or {}).get("publish_key")
+        and meta.get("publish_sorted") is True
+    )

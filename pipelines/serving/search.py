@@ -82,8 +82,12 @@ _OTHER = 38  # any character but space, 0-9, A-Z
 # a shorter one twice, active and cancelled, each stopping after `limit` rows.
 SHORT_PREFIX = 5
 
+# name_id and posting_id follow the tables' order, ID_SPACING apart in a whole build (the
+# dbt macro bvs.search_id_spacing); a week's new rows take ids between their neighbours'.
+ID_SPACING = 1 << 20
+
 # Ids closer than this are read by one range lookup (they usually share a row group).
-CLUSTER_GAP = 20_000
+CLUSTER_GAP = 20_000 * ID_SPACING
 
 _CLOSE = TIER_ORDER.index("T4 close")
 

@@ -615,6 +615,7 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         ("intermediate", "int_matching__register_names", "BASE TABLE"),
         ("intermediate", "int_officeholders_keyed", "BASE TABLE"),
         ("intermediate", "int_search__name_trigram_counts", "BASE TABLE"),
+        ("intermediate", "int_search__names", "VIEW"),
         ("intermediate", "int_squeeze__inputs", "BASE TABLE"),
         ("marts", "activist_campaigns", "BASE TABLE"),
         ("marts", "activist_entities", "BASE TABLE"),

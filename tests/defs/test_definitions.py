@@ -56,6 +56,7 @@ EXPECTED_KEYS = [
     "intermediate/int_matching__register_names",
     "intermediate/int_officeholders_keyed",
     "intermediate/int_search__name_trigram_counts",
+    "intermediate/int_search__names",
     "intermediate/int_squeeze__inputs",
     "ledgers/history",
     "ledgers/int_ledger_abn_facts",

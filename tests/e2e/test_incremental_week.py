@@ -6,12 +6,15 @@ records) a week later, as the weekly schedule runs it: `int_check_outcomes` reco
 the ABNs whose inputs changed (`int_check_inputs`), `verifications` those ABNs' rows, and the
 similarity join matches only the register and entity names that changed
 (`int_matching__name_similarities`), the names' trigrams are counted for the new names only
-(`int_search__name_trigram_counts`), and the verify lookup rewrites only the records that
-changed, and the snapshot is last week's file with only what changed written into it. A copy
-of that warehouse then rebuilds the similarity join, the trigram counts,
-`int_check_outcomes` and everything downstream of them whole (`dbt run --full-refresh`), and
-every table of the two warehouses must hold the same rows. Leave an input out of
-`int_check_inputs` and the ABNs it changed keep last week's outcomes: this test fails.
+(`int_search__name_trigram_counts`), the search index deletes and appends only the names
+and postings that changed (`search_names`, `search_words`), the verify lookup rewrites only
+the records that changed, and the snapshot is last week's file with only what changed
+written into it. A copy of that warehouse then rebuilds the similarity join, the trigram
+counts, `int_check_outcomes` and everything downstream of them whole (`dbt run
+--full-refresh`), and every table of the two warehouses must hold the same rows (the search
+tables' ids in the same order: a week places its rows between the ids of their
+neighbours). Leave an input out of `int_check_inputs` and the ABNs it changed keep last
+week's outcomes: this test fails.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines.serving.search import ID_SPACING
 from pipelines.settings import get_settings
 from pipelines.warehouse.snapshot import current_snapshot
 from tests.e2e.conftest import AS_OF, BVS
@@ -38,6 +42,12 @@ DBT_PROJECT = ROOT / "dbt_project"
 DBT = str(Path(sys.executable).with_name("dbt"))
 # bookkeeping, not results: when each incremental model was built, and from which code
 NOT_COMPARED = {("meta", "model_versions"), ("meta", "name_similarities__built")}
+# ids that follow a table's order, with room between them (docs/search.md): compared by
+# their place in that order, and the other ids they hold left out
+ORDERED_IDS = {
+    ("marts", "search_names"): ("name_id", ()),
+    ("marts", "search_words"): ("posting_id", ("name_id",)),
+}
 
 
 def _run(command: list[str], env: dict[str, str], cwd: Path | None = None) -> str:
@@ -113,6 +123,18 @@ def test_the_next_week_matches_only_the_names_that_changed(two_weeks: dict) -> N
     assert 0 < entities < all_entities / 10  # new ABNs' names and changed names
 
 
+def test_the_next_weeks_search_index_appends_only_the_names_that_changed(
+    two_weeks: dict,
+) -> None:
+    con = duckdb.connect(str(two_weeks["data"] / "warehouse.duckdb"), read_only=True)
+    for table, column in (("search_names", "name_id"), ("search_words", "posting_id")):
+        placed, rows = con.execute(
+            f"select count(*) filter ({column} % {ID_SPACING} <> 0), count(*) from marts.{table}"
+        ).fetchall()[0]
+        # a whole build's ids are multiples of the spacing; a week's are between them
+        assert 0 < placed < rows / 10, table
+
+
 def test_the_next_weeks_verify_lookup_rewrites_only_the_records_that_changed(
     two_weeks: dict,
 ) -> None:
@@ -138,7 +160,14 @@ def test_the_next_weeks_snapshot_updates_the_rows_that_changed(two_weeks: dict) 
         ).fetchall()
     }
     assert set(written) == set(info.tables)
-    for table in ("marts.verifications", "marts.entities", "marts.entity_names"):
+    updated = (
+        "marts.verifications",
+        "marts.entities",
+        "marts.entity_names",
+        "marts.search_names",
+        "marts.search_words",
+    )
+    for table in updated:
         method, rows = written[table]
         assert method == "updated", (table, method)
         assert 0 < rows < info.tables[table] / 10
@@ -213,11 +242,20 @@ def test_an_incremental_week_equals_a_whole_build_of_the_same_files(two_weeks: d
         if (schema, table) in NOT_COMPARED:
             continue
         name = f'"{schema}"."{table}"'
+        rows = {side: f"{side}.{name}" for side in ("whole", "incremental")}
+        if (schema, table) in ORDERED_IDS:
+            column, others = ORDERED_IDS[schema, table]
+            left_out = ", ".join((column, *others))
+            rows = {
+                side: f"(select * exclude ({left_out}), row_number() over (order by {column})"
+                f" as place from {relation})"
+                for side, relation in rows.items()
+            }
         only_whole, only_incremental = con.execute(
             f"""
             select
-                (select count(*) from (select * from whole.{name} except all select * from incremental.{name})),
-                (select count(*) from (select * from incremental.{name} except all select * from whole.{name}))
+                (select count(*) from (select * from {rows["whole"]} except all select * from {rows["incremental"]})),
+                (select count(*) from (select * from {rows["incremental"]} except all select * from {rows["whole"]}))
             """
         ).fetchone()
         if only_whole or only_incremental:

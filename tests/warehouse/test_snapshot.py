@@ -865,3 +865,45 @@ def test_an_unreadable_current_snapshot_is_not_cloned(
     reasons = {reason for _method, reason, *_ in _written(info.path).values()}
     assert len(reasons) == 1 and reasons.pop().startswith("the current snapshot")
     assert set(_differing_rows(writer, info.path).values()) == {0}
+
+
+def test_a_sorted_table_is_copied_in_key_order_and_updated_in_key_order(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    """A table whose lookups rely on its order (``publish_sorted``: the search index) is
+    stored in key order when copied whole, whatever the warehouse's order; an update
+    appends its changed keys' rows in key order. Other tables keep the warehouse's order."""
+    keys = {"marts.entities": ("abn",)}
+    _build_week_marts(writer, AS_OF)
+    # rows out of key order, as in a warehouse table a week appended to
+    writer.execute(
+        "create or replace table marts.entities as from marts.entities order by abn desc"
+    )
+    abns = [r[0] for r in writer.execute("select abn from marts.entities order by abn").fetchall()]
+
+    def stored(path: Path) -> list[str]:
+        with duckdb.connect(str(path), read_only=True) as con:
+            rows = con.execute("select abn from marts.entities order by rowid").fetchall()
+        return [abn for (abn,) in rows]
+
+    info = publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
+    assert stored(info.path) == abns[::-1]
+    info = publish_snapshot(
+        writer, settings, as_of=AS_OF, keys=keys, sorted_tables={"marts.entities"}
+    )
+    assert stored(info.path) == abns[::-1]  # no key changed: the clone as it was
+    writer.execute("update marts.entities set name = name || '!'")  # every key: copied
+    info = publish_snapshot(
+        writer, settings, as_of=AS_OF, keys=keys, sorted_tables={"marts.entities"}
+    )
+    assert _written(info.path)["marts.entities"][0] == "copied"
+    assert stored(info.path) == abns
+
+    changed = ["50000000090", "50000000005", "50000000050"]
+    writer.execute("update marts.entities set name = 'x' where abn in ?", [changed])
+    info = publish_snapshot(
+        writer, settings, as_of=AS_OF, keys=keys, sorted_tables={"marts.entities"}
+    )
+    assert _written(info.path)["marts.entities"][0] == "updated"
+    assert stored(info.path) == [abn for abn in abns if abn not in changed] + sorted(changed)
+    assert _differing_rows(writer, info.path)["marts.entities"] == 0

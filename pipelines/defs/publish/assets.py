@@ -4,7 +4,7 @@ import json
 
 import dagster as dg
 
-from pipelines.dbt import publish_keys
+from pipelines.dbt import publish_keys, publish_sorted
 from pipelines.ingest.sources import SOURCES
 from pipelines.warehouse.connection import warehouse
 from pipelines.warehouse.snapshot import publish_snapshot
@@ -27,7 +27,7 @@ MART_KEYS = [key for key in dbt_models.keys if key.path[0] == "marts"]
 )
 def serving_snapshot(context: dg.AssetExecutionContext, bvs: BvsResource) -> dg.MaterializeResult:
     settings = bvs.settings()
-    keys = publish_keys(json.loads(dbt_project.manifest_path.read_bytes()))
+    manifest = json.loads(dbt_project.manifest_path.read_bytes())
     with writing(context, bvs), warehouse(settings) as con:
         info = publish_snapshot(
             con,
@@ -35,7 +35,8 @@ def serving_snapshot(context: dg.AssetExecutionContext, bvs: BvsResource) -> dg.
             as_of=bvs.as_of_date(),
             sidecars={"verify": build_verify_lookup},
             cadences={name: source.refresh_days for name, source in SOURCES.items()},
-            keys=keys,
+            keys=publish_keys(manifest),
+            sorted_tables=publish_sorted(manifest),
         )
     context.log.info(f"published snapshot {info.snapshot_id} at {info.path}")
     return dg.MaterializeResult(

@@ -13,7 +13,7 @@ import json
 import logging
 import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import duckdb
@@ -297,13 +297,15 @@ def build_snapshot_file(
     cadences: Mapping[str, int],
     previous: Path | None = None,
     keys: Mapping[str, Sequence[str]] | None = None,
+    sorted_tables: Collection[str] = (),
 ) -> tuple[dict[str, int], tuple[str, ...]]:
     """Write the snapshot into ``tmp`` through the writer's connection; return the tables'
     row counts and the views' names.
 
     ``previous`` is the current snapshot's file: ``tmp`` starts as its clone and only the
     tables that changed are written (``update``), by ``keys`` ("schema.table" -> key
-    columns) where a table has one. Without it every table is copied.
+    columns) where a table has one. Without it every table is copied. A table in
+    ``sorted_tables`` is copied in key order (an update inserts its rows in key order).
     Works on its own cursor, so it copies the warehouse's committed state.
     """
     cur = con.cursor()
@@ -343,6 +345,9 @@ def build_snapshot_file(
                         for m in ("kept", "updated", "copied")
                     ),
                 )
+            for plan in plans:
+                if plan.name in sorted_tables:
+                    plan.order = tuple((keys or {}).get(plan.name, ()))
             counts: dict[str, int] = {}
             # One transaction: every table is written from the same state of the warehouse.
             with transaction(cur):

@@ -90,6 +90,7 @@ class TablePlan:
     constant_columns: tuple[str, ...] = ()
     rows_written: int = 0
     rows_written_since_copy: int = 0
+    order: tuple[str, ...] = ()  # a whole copy's order (publish_sorted), else as it comes
 
     @property
     def name(self) -> str:
@@ -278,7 +279,8 @@ def write_table(cur: duckdb.DuckDBPyConnection, catalog: str, snap: str, plan: T
         log.warning("%s: the update did not give the warehouse's table; copied whole", plan.name)
         plan.method, plan.reason = "copied", "an update did not give the warehouse's table"
         cur.execute(f"drop table {target}")
-    cur.execute(f"create table {target} as select * from {source}")
+    order = f" order by {', '.join(quote(c) for c in plan.order)}" if plan.order else ""
+    cur.execute(f"create table {target} as select * from {source}{order}")
     plan.rows_written = _count(cur, source)
     plan.rows_written_since_copy = 0
 

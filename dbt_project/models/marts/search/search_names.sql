@@ -1,69 +1,86 @@
 -- The name index of the home-page search (docs/search.md): one row per (ABN, name) for every
 -- legal, business, trading, other and DGR name whose normalised form is not empty, with
 -- what a search result shows (the ABN's legal name, status, state, postcode), so a tier
--- answers from the rows it finds without a second lookup.
+-- answers from the rows it finds without a second lookup (int_search__names).
 --
--- Physically ordered by (search_key, abn); name_id numbers the rows in that order. A
--- prefix lookup is a range of key_code (macro search_code: the first 11 characters as an
+-- Ordered by (search_key, abn, name); name_id follows that order (macros/search/ids.sql).
+-- A prefix lookup is a range of key_code (macro search_code: the first 11 characters as an
 -- order-preserving integer), which DuckDB's zone maps (min/max per row group) prune to the
--- one or two row groups holding the prefix, and `order by name_id limit n` stops once n
--- rows are found. Integer filters matter: comparing a compressed string column costs
--- DuckDB a decode of the whole segment. The serving snapshot copies tables with
--- `create table as select *`, which keeps this order.
+-- one or two row groups holding the prefix. Integer filters matter: comparing a compressed
+-- string column costs DuckDB a decode of the whole segment.
+--
+-- Incremental: a week deletes the rows that changed or are gone (the pre-hook) and appends
+-- the new versions and new names, in name_id order, with ids between their neighbours'.
+-- The appended rows are a sorted run of their own at the table's end, which zone maps
+-- prune as well; the serving snapshot stores the table in name_id order when it copies it
+-- whole (docs/decisions/33-a-weeks-search-index-is-placed-between-its-ids.md).
+
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    on_schema_change='fail',
+    pre_hook="{% if is_incremental() %}{{ bvs.delete_search_names_changed(this, ref('int_search__names')) }}{% endif %}",
+) }}
 
 with
 
-entity_names as (
+names as (
 
-    select * from {{ ref('entity_names') }}
-
-),
-
-entities as (
-
-    select * from {{ ref('entities') }}
+    select * from {{ ref('int_search__names') }}
 
 ),
 
--- pg_trgm's |B| of each name, counted once per distinct name and kept between weeks
-trigram_counts as (
+{% if is_incremental() %}
 
-    select * from {{ ref('int_search__name_trigram_counts') }}
-
-),
-
-searchable_names as (
+new_rows as (
 
     select
-        entity_names.abn,
-        entity_names.name,
-        entity_names.name_normalised as search_key,
-        entity_names.name_kind,
-        entity_names.is_legal_name,
-        entity_names.bn_status,
-        entities.legal_name,
-        entities.abn_status,
-        entities.state,
-        entities.postcode,
-        trigram_counts.trigram_count
-    from entity_names
-    inner join entities
-        on entity_names.abn = entities.abn
-    inner join trigram_counts
-        on entity_names.name_normalised = trigram_counts.name_normalised
-    where entity_names.name_normalised <> ''
+        names.*,
+        struct_pack(search_key := names.search_key, abn := names.abn, name := names.name) as sort_key
+    from names
+    anti join {{ this }} as indexed
+        on names.abn = indexed.abn
+        and names.name = indexed.name
 
 ),
+
+kept_rows as (
+
+    select
+        struct_pack(search_key := search_key, abn := abn, name := name) as sort_key,
+        name_id as id
+    from {{ this }}
+
+),
+
+placed as (
+
+    {{ bvs.place_between('new_rows', 'kept_rows', 'name_id') }}
+
+),
+
+{% else %}
+
+placed as (
+
+    select
+        *,
+        row_number() over (order by search_key, abn, name) * {{ bvs.search_id_spacing() }} as name_id
+    from names
+
+),
+
+{% endif %}
 
 final as (
 
     select
-        row_number() over (order by search_key, abn) as name_id,
-        {{ bvs.search_code('search_key') }} as key_code,
+        name_id,
+        key_code,
         search_key,
-        cast(length(search_key) as integer) as key_length,
-        cast(trigram_count as integer) as trigram_count,
-        cast(abn as bigint) as abn_id,
+        key_length,
+        trigram_count,
+        abn_id,
         abn,
         name,
         name_kind,
@@ -71,10 +88,10 @@ final as (
         bn_status,
         legal_name,
         abn_status,
-        coalesce(abn_status = 'ACT', false) as is_active,
+        is_active,
         state,
         postcode
-    from searchable_names
+    from placed
 
 )
 

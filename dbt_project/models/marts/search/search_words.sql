@@ -3,16 +3,28 @@
 -- of every name in search_names, with the name's result columns copied in. word_code is
 -- search_code(word), so a word is looked up on an integer.
 --
--- Physically ordered by word, then legal names before business names, active ABNs before
--- cancelled ones, shorter names first (then search_key, abn through name_id); posting_id
--- numbers the rows in that order. A tier scans the postings of the query's rarest word
+-- Ordered by word, then legal names before business names, active ABNs before cancelled
+-- ones, shorter names first, then name_id; posting_id follows that order
+-- (macros/search/ids.sql). A tier scans the postings of the query's rarest word
 -- (search_word_frequencies), keeps the names holding every other query word, and stops
--- after n rows with `order by posting_id limit n`: the rows come out best first and
--- contiguous, so the scan touches the first row groups of one word only.
+-- after n rows with `order by posting_id limit n`: the rows come out best first, and each
+-- run of rows in posting_id order (the whole build, then each week's) holds a word's
+-- postings together, so the scan touches a few row groups.
 --
--- The postings are numbered on narrow rows (word, name_id and the three sort keys) before
+-- The postings are ordered on narrow rows (word, name_id and the three sort keys) before
 -- the name's result columns join them: a window over the wide rows sorted (and at 20 M
 -- ABNs spilled) every column twice, once for row_number and once for the table's order.
+--
+-- Incremental: a week deletes the postings of the names that changed or are gone (the
+-- pre-hook) and appends those of the names without postings, with ids between their
+-- neighbours'.
+
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    on_schema_change='fail',
+    pre_hook="{% if is_incremental() %}{{ bvs.delete_search_postings_changed(this, ref('search_names')) }}{% endif %}",
+) }}
 
 with
 
@@ -22,30 +34,101 @@ names as (
 
 ),
 
+{% if is_incremental() %}
+
+names_to_post as (
+
+    select names.*
+    from names
+    anti join (select distinct name_id from {{ this }}) as posted
+        on names.name_id = posted.name_id
+
+),
+
+{% else %}
+
+names_to_post as (
+
+    select * from names
+
+),
+
+{% endif %}
+
 name_words as (
 
-    {{ bvs.select_word_rows('names', 'name_id', 'search_key') }}
+    {{ bvs.select_word_rows('names_to_post', 'name_id', 'search_key') }}
+
+),
+
+ranked_words as (
+
+    select
+        name_words.word,
+        case when names_to_post.is_legal_name then 0 else 1 end as legal_rank,
+        case when names_to_post.is_active then 0 else 1 end as active_rank,
+        names_to_post.key_length,
+        name_words.name_id
+    from name_words
+    inner join names_to_post
+        on name_words.name_id = names_to_post.name_id
+
+),
+
+{% if is_incremental() %}
+
+kept_rows as (
+
+    select
+        struct_pack(
+            word := word,
+            legal_rank := case when is_legal_name then 0 else 1 end,
+            active_rank := case when is_active then 0 else 1 end,
+            key_length := key_length,
+            name_id := name_id
+        ) as sort_key,
+        posting_id as id
+    from {{ this }}
+
+),
+
+new_rows as (
+
+    select
+        word,
+        name_id,
+        struct_pack(
+            word := word,
+            legal_rank := legal_rank,
+            active_rank := active_rank,
+            key_length := key_length,
+            name_id := name_id
+        ) as sort_key
+    from ranked_words
 
 ),
 
 postings as (
 
-    select
-        name_words.word,
-        name_words.name_id,
-        row_number() over (
-            order by
-                name_words.word,
-                case when names.is_legal_name then 0 else 1 end,
-                case when names.is_active then 0 else 1 end,
-                names.key_length,
-                names.name_id
-        ) as posting_id
-    from name_words
-    inner join names
-        on name_words.name_id = names.name_id
+    {{ bvs.place_between('new_rows', 'kept_rows', 'posting_id') }}
 
 ),
+
+{% else %}
+
+postings as (
+
+    select
+        word,
+        name_id,
+        row_number() over (
+            order by word, legal_rank, active_rank, key_length, name_id
+        ) * {{ bvs.search_id_spacing() }} as posting_id
+    from ranked_words
+
+),
+
+{% endif %}
 
 final as (
 

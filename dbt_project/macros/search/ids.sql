@@ -1,0 +1,74 @@
+{#
+    The ids of the search tables (search_names.name_id, search_words.posting_id) follow the
+    table's order with room between them: a whole build numbers its rows in order times
+    `search_id_spacing()`, so a week's new rows take ids between their neighbours' and the
+    ids stay in the table's order without renumbering it (docs/search.md, "A week's
+    index"). pipelines.serving.search.ID_SPACING is the Python twin.
+#}
+{% macro search_id_spacing() -%}
+    1048576
+{%- endmacro %}
+
+{#
+    place_between(new_rows, kept_rows, id_column): a select of `new_rows` (a relation with a
+    `sort_key` column, in the table's order) with ids between the ids of their neighbours
+    in `kept_rows` (`sort_key`, `id`: the rows the table keeps), spread evenly over the gap;
+    after the last kept row, `search_id_spacing()` apart. No new row's sort_key may equal a
+    kept row's (the tables' sort keys are unique). A gap with no room left (it would take
+    some twenty weeks of new rows between the same two neighbours) fails the build with a
+    message saying to rebuild the table whole.
+#}
+{% macro place_between(new_rows, kept_rows, id_column) -%}
+    with
+
+    with_before as (
+
+        select new_rows.*, kept_before.id as id_before
+        from {{ new_rows }} as new_rows
+        asof left join {{ kept_rows }} as kept_before
+            on new_rows.sort_key > kept_before.sort_key
+
+    ),
+
+    with_after as (
+
+        select with_before.*, kept_after.id as id_after
+        from with_before
+        asof left join {{ kept_rows }} as kept_after
+            on with_before.sort_key < kept_after.sort_key
+
+    ),
+
+    gaps as (
+
+        select
+            *,
+            coalesce(id_before, 0) as id_low,
+            row_number() over (partition by id_before order by sort_key) as place,
+            count(*) over (partition by id_before) as places
+        from with_after
+
+    ),
+
+    bounded as (
+
+        select
+            *,
+            coalesce(id_after, id_low + (places + 1) * {{ bvs.search_id_spacing() }}) as id_high
+        from gaps
+
+    )
+
+    select
+        * exclude (sort_key, id_before, id_after, id_low, id_high, place, places),
+        case
+            when id_high - id_low > places
+                then id_low + (id_high - id_low) * place // (places + 1)
+            else error(
+                '{{ this.identifier }}: no room for ' || places || ' new ids between '
+                || id_low || ' and ' || id_high
+                || '; rebuild it whole (dbt run --full-refresh --select {{ this.identifier }}+)'
+            )
+        end as {{ id_column }}
+    from bounded
+{%- endmacro %}
