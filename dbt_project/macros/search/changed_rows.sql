@@ -4,15 +4,18 @@
     appends only the missing rows.
 #}
 
-{#- search_names: the rows of (ABN, name) gone, or whose columns changed. -#}
+{#- search_names: the rows of (ABN, name) gone, or whose columns changed (compared on the
+    columns `names` gives, from which the others are derived). -#}
 {% macro delete_search_names_changed(relation, names) -%}
+    {%- set columns = ['abn', 'name', 'search_key', 'name_kind', 'is_legal_name', 'bn_status',
+                       'legal_name', 'abn_status', 'state', 'postcode', 'trigram_count'] -%}
     delete from {{ relation }} as indexed
     using (
         select abn, name
         from (
-            select * exclude (name_id) from {{ relation }}
+            select {{ columns | join(', ') }} from {{ relation }}
             except
-            select * from {{ names }}
+            select {{ columns | join(', ') }} from {{ names }}
         )
     ) as stale
     where indexed.abn = stale.abn

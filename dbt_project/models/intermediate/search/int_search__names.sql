@@ -1,6 +1,7 @@
--- Every (ABN, name) the home-page search finds, with what a result shows: search_names
--- without its ids. A view: search_names reads it twice a week (the rows that changed, and
--- the new rows to place), and a table of it would be written whole every week.
+-- Every (ABN, name) the home-page search finds, with what a result shows: the columns
+-- search_names is computed from. A view: search_names reads it twice a week (the rows that
+-- changed, and the new rows to place), and a table of it would be written whole every
+-- week. search_names derives its other columns (key_code, ...) for the rows it writes only.
 
 {{ config(materialized='view') }}
 
@@ -51,21 +52,17 @@ searchable_names as (
 final as (
 
     select
-        {{ bvs.search_code('search_key') }} as key_code,
-        search_key,
-        cast(length(search_key) as integer) as key_length,
-        cast(trigram_count as integer) as trigram_count,
-        cast(abn as bigint) as abn_id,
         abn,
         name,
+        search_key,
         name_kind,
         is_legal_name,
         bn_status,
         legal_name,
         abn_status,
-        coalesce(abn_status = 'ACT', false) as is_active,
         state,
-        postcode
+        postcode,
+        trigram_count
     from searchable_names
 
 )

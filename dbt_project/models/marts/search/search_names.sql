@@ -76,11 +76,11 @@ final as (
 
     select
         name_id,
-        key_code,
+        {{ bvs.search_code('search_key') }} as key_code,
         search_key,
-        key_length,
-        trigram_count,
-        abn_id,
+        cast(length(search_key) as integer) as key_length,
+        cast(trigram_count as integer) as trigram_count,
+        cast(abn as bigint) as abn_id,
         abn,
         name,
         name_kind,
@@ -88,7 +88,7 @@ final as (
         bn_status,
         legal_name,
         abn_status,
-        is_active,
+        coalesce(abn_status = 'ACT', false) as is_active,
         state,
         postcode
     from placed
