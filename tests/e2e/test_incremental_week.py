@@ -30,7 +30,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.serving.search import ID_SPACING
+from pipelines.serving.search import ID_SPACING, search
 from pipelines.settings import get_settings
 from pipelines.warehouse.snapshot import current_snapshot
 from tests.e2e.conftest import AS_OF, BVS
@@ -261,3 +261,21 @@ def test_an_incremental_week_equals_a_whole_build_of_the_same_files(two_weeks: d
         if only_whole or only_incremental:
             differing[f"{schema}.{table}"] = (only_whole, only_incremental)
     assert not differing, f"rows only in the whole build, only in the incremental one: {differing}"
+    con.close()
+
+    # and the search answers alike, for the names the week placed between last week's ids
+    answers = {}
+    for side, path in (("incremental", incremental), ("whole", whole)):
+        with duckdb.connect(str(path), read_only=True) as warehouse:
+            if side == "incremental":
+                keys = [
+                    key
+                    for (key,) in warehouse.execute(
+                        f"select search_key from marts.search_names"
+                        f" where name_id % {ID_SPACING} <> 0 order by name_id limit 15"
+                    ).fetchall()
+                ]
+                assert len(keys) == 15
+                queries = [*keys, *(k.split()[0] for k in keys), *(k[:-1] for k in keys)]
+            answers[side] = [search(warehouse, query, limit=10) for query in queries]
+    assert answers["incremental"] == answers["whole"]
