@@ -136,23 +136,23 @@ final as (
         postings.posting_id,
         {{ bvs.search_code('postings.word') }} as word_code,
         postings.word,
-        names.name_id,
-        names.abn_id,
-        names.search_key,
-        names.key_length,
-        names.trigram_count,
-        names.name,
-        names.name_kind,
-        names.is_legal_name,
-        names.bn_status,
-        names.legal_name,
-        names.abn_status,
-        names.is_active,
-        names.state,
-        names.postcode
+        names_to_post.name_id,
+        names_to_post.abn_id,
+        names_to_post.search_key,
+        names_to_post.key_length,
+        names_to_post.trigram_count,
+        names_to_post.name,
+        names_to_post.name_kind,
+        names_to_post.is_legal_name,
+        names_to_post.bn_status,
+        names_to_post.legal_name,
+        names_to_post.abn_status,
+        names_to_post.is_active,
+        names_to_post.state,
+        names_to_post.postcode
     from postings
-    inner join names
-        on postings.name_id = names.name_id
+    inner join names_to_post
+        on postings.name_id = names_to_post.name_id
 
 )
 
