@@ -169,14 +169,17 @@ def publish_keys(manifest: dict) -> dict[str, tuple[str, ...]]:
     return keys
 
 
-def publish_sorted(manifest: dict) -> frozenset[str]:
-    """ "schema.table" of every model with a ``publish_key`` whose config also says
-    ``publish_sorted: true``: the snapshot stores it in key order when it copies it whole
-    (the search index, whose lookups rely on its order: docs/search.md)."""
-    return frozenset(
-        f"{node['schema']}.{node.get('alias') or node['name']}"
-        for node in manifest.get("nodes", {}).values()
-        if node.get("resource_type") == "model"
-        and (meta := node.get("config", {}).get("meta") or {}).get("publish_key")
-        and meta.get("publish_sorted") is True
-    )
+def publish_orders(manifest: dict) -> dict[str, tuple[str, ...]]:
+    """ "schema.table" -> the columns of ``meta: {publish_order: [...]}``: the snapshot stores
+    the table in that order, copied whole whenever it changed and never updated in place
+    (the search index, whose lookups read its rows in storage order: docs/search.md)."""
+    orders: dict[str, tuple[str, ...]] = {}
+    for node in manifest.get("nodes", {}).values():
+        if node.get("resource_type") != "model":
+            continue
+        order = (node.get("config", {}).get("meta") or {}).get("publish_order")
+        if not order:
+            continue
+        columns = (order,) if isinstance(order, str) else tuple(str(column) for column in order)
+        orders[f"{node['schema']}.{node.get('alias') or node['name']}"] = columns
+    return orders

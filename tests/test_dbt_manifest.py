@@ -4,7 +4,7 @@ import json
 import os
 from pathlib import Path
 
-from pipelines.dbt import partial_parse_path, prepare_manifest, publish_keys, publish_sorted
+from pipelines.dbt import partial_parse_path, prepare_manifest, publish_keys, publish_orders
 from pipelines.settings import DBT_PROJECT_DIR, get_settings
 
 MODEL = DBT_PROJECT_DIR / "models" / "marts" / "core" / "entities.sql"
@@ -66,20 +66,19 @@ def test_the_publish_keys_are_the_models_publish_key_meta() -> None:
     assert project["marts.entity_names"] == ("abn", "name")
 
 
-def test_the_tables_stored_in_key_order_are_the_models_publish_sorted_meta() -> None:
+def test_the_tables_stored_in_an_order_are_the_models_publish_order_meta() -> None:
     def model(name: str, meta: dict) -> dict:
         config = {"meta": meta}
         return {"resource_type": "model", "name": name, "schema": "marts", "config": config}
 
     manifest = {
         "nodes": {
-            "model.bvs.a": model("a", {"publish_key": ["id"], "publish_sorted": True}),
+            "model.bvs.a": model("a", {"publish_order": ["id"]}),
             "model.bvs.b": model("b", {"publish_key": ["abn"]}),
-            "model.bvs.c": model("c", {"publish_sorted": True}),  # nothing to sort on
-            "model.bvs.d": model("d", {"publish_key": ["id"], "publish_sorted": "yes"}),
+            "model.bvs.c": model("c", {"publish_order": "word"}),
         }
     }
-    assert publish_sorted(manifest) == {"marts.a"}
-    # the project's: the search index, whose lookups rely on its order
-    project = publish_sorted(json.loads(prepare_manifest(get_settings()).read_bytes()))
-    assert project == {"marts.search_names", "marts.search_words"}
+    assert publish_orders(manifest) == {"marts.a": ("id",), "marts.c": ("word",)}
+    # the project's: the search index, whose lookups read it in storage order
+    project = publish_orders(json.loads(prepare_manifest(get_settings()).read_bytes()))
+    assert project == {"marts.search_names": ("name_id",), "marts.search_words": ("posting_id",)}

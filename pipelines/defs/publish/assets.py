@@ -4,7 +4,7 @@ import json
 
 import dagster as dg
 
-from pipelines.dbt import publish_keys, publish_sorted
+from pipelines.dbt import publish_keys, publish_orders
 from pipelines.ingest.sources import SOURCES
 from pipelines.warehouse.connection import warehouse
 from pipelines.warehouse.snapshot import publish_snapshot
@@ -36,7 +36,7 @@ def serving_snapshot(context: dg.AssetExecutionContext, bvs: BvsResource) -> dg.
             sidecars={"verify": build_verify_lookup},
             cadences={name: source.refresh_days for name, source in SOURCES.items()},
             keys=publish_keys(manifest),
-            sorted_tables=publish_sorted(manifest),
+            orders=publish_orders(manifest),
         )
     context.log.info(f"published snapshot {info.snapshot_id} at {info.path}")
     return dg.MaterializeResult(

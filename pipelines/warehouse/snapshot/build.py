@@ -13,7 +13,7 @@ import json
 import logging
 import re
 import secrets
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import duckdb
@@ -297,7 +297,7 @@ def build_snapshot_file(
     cadences: Mapping[str, int],
     previous: Path | None = None,
     keys: Mapping[str, Sequence[str]] | None = None,
-    sorted_tables: Collection[str] = (),
+    orders: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[dict[str, int], tuple[str, ...]]:
     """Write the snapshot into ``tmp`` through the writer's connection; return the tables'
     row counts and the views' names.
@@ -305,7 +305,8 @@ def build_snapshot_file(
     ``previous`` is the current snapshot's file: ``tmp`` starts as its clone and only the
     tables that changed are written (``update``), by ``keys`` ("schema.table" -> key
     columns) where a table has one. Without it every table is copied. A table in
-    ``sorted_tables`` is copied in key order (an update inserts its rows in key order).
+    ``orders`` ("schema.table" -> columns) is stored in that order: never updated, copied
+    whole in that order when it changed.
     Works on its own cursor, so it copies the warehouse's committed state.
     """
     cur = con.cursor()
@@ -334,7 +335,7 @@ def build_snapshot_file(
             if fresh_reason:
                 plans = [update.TablePlan(s, t, "copied", fresh_reason) for s, t in tables]
             else:
-                plans = update.plan_tables(cur, catalog, alias, tables, keys or {})
+                plans = update.plan_tables(cur, catalog, alias, tables, keys or {}, orders or {})
                 update.drop_for_rewrite(cur, snap, plans, _objects_to_drop(cur, alias, tables))
                 log.info(
                     "snapshot from %s (%s): %s",
@@ -346,8 +347,7 @@ def build_snapshot_file(
                     ),
                 )
             for plan in plans:
-                if plan.name in sorted_tables:
-                    plan.order = tuple((keys or {}).get(plan.name, ()))
+                plan.order = tuple((orders or {}).get(plan.name, ()))
             counts: dict[str, int] = {}
             # One transaction: every table is written from the same state of the warehouse.
             with transaction(cur):

@@ -18,7 +18,7 @@ import contextlib
 import datetime as dt
 import logging
 import os
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -102,7 +102,7 @@ def publish_snapshot(
     sidecars: Mapping[str, SidecarBuilder] | None = None,
     cadences: Mapping[str, int] | None = None,
     keys: Mapping[str, Sequence[str]] | None = None,
-    sorted_tables: Collection[str] = (),
+    orders: Mapping[str, Sequence[str]] | None = None,
 ) -> SnapshotInfo:
     """Publish the marts as a new immutable snapshot and make it current.
 
@@ -114,7 +114,7 @@ def publish_snapshot(
     The new file starts as a clone of the current snapshot, and only what changed is written
     into it (``update``): a table with a key in ``keys`` ("schema.table" -> key columns) by
     its changed keys' rows, one without by a whole copy when it changed; a table in
-    ``sorted_tables`` is stored in key order when it is copied whole.
+    ``orders`` ("schema.table" -> columns) is stored in that order.
     Raises SnapshotError, leaving ``CURRENT`` as it was, if anything fails.
     """
     directory = snapshots_dir(settings)
@@ -140,7 +140,7 @@ def publish_snapshot(
             cadences=cadences or {},
             previous=current[0] if current is not None else None,
             keys=keys,
-            sorted_tables=sorted_tables,
+            orders=orders,
         )
         fsync_file(tmp)
         threads = settings.publish_threads

@@ -18,6 +18,8 @@ DuckDB file compresses every value again. So when a current snapshot exists:
      value in every row of the warehouse's table (``as_of_date``: set on every row
      afterwards, not a changed row each);
    * ``copied``: every other table: new, its columns changed, no key, or too much changed;
+     a table stored in an order (``orders``: the model's ``meta.publish_order``, the search
+     index, read in storage order) is never updated, and is copied in that order;
 
 3. **drop** what is copied again, the views and the metadata tables, and checkpoint, so the
    copies reuse those blocks and the file does not grow;
@@ -90,7 +92,7 @@ class TablePlan:
     constant_columns: tuple[str, ...] = ()
     rows_written: int = 0
     rows_written_since_copy: int = 0
-    order: tuple[str, ...] = ()  # a whole copy's order (publish_sorted), else as it comes
+    order: tuple[str, ...] = ()  # the order a whole copy is written in (publish_order)
 
     @property
     def name(self) -> str:
@@ -178,10 +180,12 @@ def plan_tables(
     alias: str,
     wanted: Sequence[tuple[str, str]],
     keys: Mapping[str, Sequence[str]],
+    orders: Mapping[str, Sequence[str]] | None = None,
 ) -> list[TablePlan]:
     """How each of ``wanted`` (tables, not views) gets into the clone attached as ``alias``;
     creates the temporary tables of the updates' changed keys. Writes nothing to either
-    file."""
+    file. A table in ``orders`` is never updated: an update appends its rows at the end,
+    and such a table is read in storage order (copied whole when it changed)."""
     wh, snap = quote(catalog), quote(alias)
     since = previous_writes(cur, snap)
     plans: list[TablePlan] = []
@@ -197,14 +201,15 @@ def plan_tables(
         if existing != columns:
             plans.append(TablePlan(schema, table, "copied", "its columns changed"))
             continue
-        key = tuple(keys.get(name, ()))
+        key = () if name in (orders or {}) else tuple(keys.get(name, ()))
         if not key:
             # counted first: a count is read from the file's metadata, a hash reads every row
             same = _count(cur, source) == _count(cur, target)
             if same and _fingerprint(cur, source) == _fingerprint(cur, target):
                 plans.append(TablePlan(schema, table, "kept", "no row changed"))
             else:
-                plans.append(TablePlan(schema, table, "copied", "it changed and has no key"))
+                why = "stored in its order" if name in (orders or {}) else "has no key"
+                plans.append(TablePlan(schema, table, "copied", f"it changed and {why}"))
             continue
         rows = _count(cur, source)
         constant = _constant_columns(cur, source, [c for c in columns if c[0] not in key])
