@@ -280,3 +280,55 @@ def test_an_incremental_week_equals_a_whole_build_of_the_same_files(two_weeks: d
                 queries = [*keys, *(k.split()[0] for k in keys), *(k[:-1] for k in keys)]
             answers[side] = [search(warehouse, query, limit=10) for query in queries]
     assert answers["incremental"] == answers["whole"]
+
+
+def test_the_search_index_is_rebuilt_whole_when_its_code_changed(two_weeks: dict) -> None:
+    """A week keeps the index rows it does not rewrite, so rows another version of the code
+    wrote would stay: when the code recorded for a search table (meta.model_versions)
+    differs from the model's, or none is recorded (a table built before the record), the
+    next build deletes every row and builds the table whole."""
+    data = two_weeks["data"]
+    copy = data / "warehouse-recode.duckdb"
+    shutil.copyfile(data / "warehouse.duckdb", copy)
+    with duckdb.connect(str(copy)) as con:
+        con.execute(
+            "update meta.model_versions set code_hash = 'older' where model = 'search_names'"
+        )
+        con.execute("delete from meta.model_versions where model = 'search_words'")
+        before = con.execute("select count(*) from marts.search_words").fetchall()[0][0]
+    work = two_weeks["root"] / "dbt-recode"
+    work.mkdir()
+    env = {**two_weeks["env"], "BVS_WAREHOUSE": str(copy), "BVS_AS_OF": NEXT_WEEK}
+    _run(
+        [
+            DBT,
+            "run",
+            "--select",
+            "search_names search_words",
+            "--project-dir",
+            str(DBT_PROJECT),
+            "--profiles-dir",
+            str(DBT_PROJECT),
+            "--target-path",
+            str(work / "target"),
+            "--log-path",
+            str(work / "logs"),
+        ],
+        {**env, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
+        cwd=work,
+    )
+    with duckdb.connect(str(copy), read_only=True) as con:
+        for table, column in (("search_names", "name_id"), ("search_words", "posting_id")):
+            placed, misplaced = con.execute(
+                f"select count(*) filter ({column} % {ID_SPACING} <> 0),"
+                f" count(*) filter ({column} <> {ID_SPACING} * row_number)"
+                f" from (select {column}, row_number() over (order by {column}) as row_number"
+                f" from marts.{table})"
+            ).fetchall()[0]
+            assert (placed, misplaced) == (0, 0), table  # numbered as a whole build numbers
+        assert con.execute("select count(*) from marts.search_words").fetchall()[0][0] == before
+        recorded = con.execute(
+            "select model, code_hash from meta.model_versions where model like 'search_%'"
+        ).fetchall()
+        assert {model for model, _ in recorded} == {"search_names", "search_words"}
+        assert "older" not in {code for _, code in recorded}

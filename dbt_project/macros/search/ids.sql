@@ -72,3 +72,43 @@
         end as {{ id_column }}
     from bounded
 {%- endmacro %}
+
+{#
+    The search index's incremental models rebuild whole when their code changed since the
+    table was built (meta.model_versions, as for sliced_table): a week keeps the rows it
+    does not rewrite, so rows written by other code (another spacing, another search_code)
+    would stay. `search_index_code_changed()` is true when the table exists and its recorded
+    code differs from the model's SQL and `search_index_macros()`' (none recorded counts as
+    changed: a table built before the record existed); the model's pre-hook then deletes every
+    row and its SQL takes the whole build's path. `record_search_index_code()` is the
+    post-hook that records the code.
+#}
+{% macro search_index_macros() -%}
+    {{ return(['search_id_spacing', 'place_between', 'search_code', 'search_code_digit',
+               'select_word_rows', 'default__select_word_rows', 'delete_search_names_changed',
+               'delete_search_postings_changed', 'search_posting_name_columns']) }}
+{%- endmacro %}
+
+{% macro search_index_code_hash() -%}
+    {%- set parts = [model.raw_code] -%}
+    {%- for name in bvs.search_index_macros() -%}
+        {%- do parts.append(name ~ ':' ~ bvs[name].macro.macro_sql) -%}
+    {%- endfor -%}
+    {{ return(local_md5(parts | join('\n'))) }}
+{%- endmacro %}
+
+{% macro search_index_code_changed() -%}
+    {%- if not execute or not is_incremental() -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {%- do bvs.sliced_table_versions() -%}
+    {%- set stored = run_query("select code_hash from meta.model_versions where model = '" ~ this.identifier ~ "'") -%}
+    {%- set changed = stored | length == 0 or stored.columns[0].values()[0] != bvs.search_index_code_hash() -%}
+    {{ return(changed) }}
+{%- endmacro %}
+
+{% macro record_search_index_code() -%}
+    {%- do bvs.sliced_table_versions() -%}
+    insert or replace into meta.model_versions
+    values ('{{ this.identifier }}', '{{ bvs.search_index_code_hash() }}', current_timestamp::timestamp)
+{%- endmacro %}

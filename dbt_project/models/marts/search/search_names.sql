@@ -11,6 +11,7 @@
 --
 -- Incremental: a week deletes the rows that changed or are gone (the pre-hook) and appends
 -- the new versions and new names, in name_id order, with ids between their neighbours'.
+-- A week after the model's code changed rebuilds it whole (macros/search/ids.sql).
 -- The appended rows are a sorted run of their own at the table's end, which zone maps
 -- prune as well; the serving snapshot stores the table in name_id order when it copies it
 -- whole (docs/decisions/33-a-weeks-search-index-is-placed-between-its-ids.md).
@@ -19,8 +20,11 @@
     materialized='incremental',
     incremental_strategy='append',
     on_schema_change='fail',
-    pre_hook="{% if is_incremental() %}{{ bvs.delete_search_names_changed(this, ref('int_search__names')) }}{% endif %}",
+    pre_hook="{% if bvs.search_index_code_changed() %}delete from {{ this }}{% elif is_incremental() %}{{ bvs.delete_search_names_changed(this, ref('int_search__names')) }}{% endif %}",
+    post_hook="{{ bvs.record_search_index_code() }}",
 ) }}
+
+{%- set whole = not is_incremental() or bvs.search_index_code_changed() %}
 
 with
 
@@ -30,7 +34,7 @@ names as (
 
 ),
 
-{% if is_incremental() %}
+{% if not whole %}
 
 new_rows as (
 

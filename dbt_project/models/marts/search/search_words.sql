@@ -17,14 +17,18 @@
 --
 -- Incremental: a week deletes the postings of the names that changed or are gone (the
 -- pre-hook) and appends those of the names without postings, with ids between their
--- neighbours'.
+-- neighbours'. A week after the model's code changed rebuilds it whole
+-- (macros/search/ids.sql).
 
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
     on_schema_change='fail',
-    pre_hook="{% if is_incremental() %}{{ bvs.delete_search_postings_changed(this, ref('search_names')) }}{% endif %}",
+    pre_hook="{% if bvs.search_index_code_changed() %}delete from {{ this }}{% elif is_incremental() %}{{ bvs.delete_search_postings_changed(this, ref('search_names')) }}{% endif %}",
+    post_hook="{{ bvs.record_search_index_code() }}",
 ) }}
+
+{%- set whole = not is_incremental() or bvs.search_index_code_changed() %}
 
 with
 
@@ -34,7 +38,7 @@ names as (
 
 ),
 
-{% if is_incremental() %}
+{% if not whole %}
 
 names_to_post as (
 
@@ -75,7 +79,7 @@ ranked_words as (
 
 ),
 
-{% if is_incremental() %}
+{% if not whole %}
 
 kept_rows as (
 
