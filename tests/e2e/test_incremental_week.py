@@ -286,7 +286,8 @@ def test_the_search_index_is_rebuilt_whole_when_its_code_changed(two_weeks: dict
     """A week keeps the index rows it does not rewrite, so rows another version of the code
     wrote would stay: when the code recorded for a search table (meta.model_versions)
     differs from the model's, or none is recorded (a table built before the record), the
-    next build deletes every row and builds the table whole."""
+    next build deletes every row and builds the table whole. The names' trigram counts
+    likewise: a count another trigram macro wrote is counted again."""
     data = two_weeks["data"]
     copy = data / "warehouse-recode.duckdb"
     shutil.copyfile(data / "warehouse.duckdb", copy)
@@ -295,6 +296,16 @@ def test_the_search_index_is_rebuilt_whole_when_its_code_changed(two_weeks: dict
             "update meta.model_versions set code_hash = 'older' where model = 'search_names'"
         )
         con.execute("delete from meta.model_versions where model = 'search_words'")
+        con.execute(
+            "update meta.model_versions set code_hash = 'older'"
+            " where model = 'int_search__name_trigram_counts'"
+        )
+        # what another trigram macro might have counted, for one name
+        con.execute(
+            "update intermediate.int_search__name_trigram_counts set trigram_count = -1"
+            " where name_normalised = (select min(name_normalised)"
+            " from intermediate.int_search__name_trigram_counts)"
+        )
         before = con.execute("select count(*) from marts.search_words").fetchall()[0][0]
     work = two_weeks["root"] / "dbt-recode"
     work.mkdir()
@@ -304,7 +315,7 @@ def test_the_search_index_is_rebuilt_whole_when_its_code_changed(two_weeks: dict
             DBT,
             "run",
             "--select",
-            "search_names search_words",
+            "int_search__name_trigram_counts search_names search_words",
             "--project-dir",
             str(DBT_PROJECT),
             "--profiles-dir",
@@ -327,8 +338,14 @@ def test_the_search_index_is_rebuilt_whole_when_its_code_changed(two_weeks: dict
             ).fetchall()[0]
             assert (placed, misplaced) == (0, 0), table  # numbered as a whole build numbers
         assert con.execute("select count(*) from marts.search_words").fetchall()[0][0] == before
+        wrong = "select count(*) from intermediate.int_search__name_trigram_counts where trigram_count < 0"
+        assert con.execute(wrong).fetchall()[0][0] == 0
         recorded = con.execute(
-            "select model, code_hash from meta.model_versions where model like 'search_%'"
+            "select model, code_hash from meta.model_versions where model like '%search_%'"
         ).fetchall()
-        assert {model for model, _ in recorded} == {"search_names", "search_words"}
+        assert {model for model, _ in recorded} == {
+            "int_search__name_trigram_counts",
+            "search_names",
+            "search_words",
+        }
         assert "older" not in {code for _, code in recorded}

@@ -74,8 +74,9 @@
 {%- endmacro %}
 
 {#
-    The search index's incremental models rebuild whole when their code changed since the
-    table was built (meta.model_versions, as for sliced_table): a week keeps the rows it
+    The search index's incremental models (search_names, search_words and
+    int_search__name_trigram_counts) rebuild whole when their code changed since the table
+    was built (meta.model_versions, as for sliced_table): a week keeps the rows it
     does not rewrite, so rows written by other code (another spacing, another search_code)
     would stay. `search_index_code_changed()` is true when the table exists and its recorded
     code differs from the model's SQL and `search_index_macros()`' (none recorded counts as
@@ -86,7 +87,9 @@
 {% macro search_index_macros() -%}
     {{ return(['search_id_spacing', 'place_between', 'search_code', 'search_code_digit',
                'select_word_rows', 'default__select_word_rows', 'delete_search_names_changed',
-               'delete_search_postings_changed', 'search_posting_name_columns']) }}
+               'delete_search_postings_changed', 'search_posting_name_columns',
+               'trigram_padded', 'trigram_array', 'default__trigram_array',
+               'delete_names_gone']) }}
 {%- endmacro %}
 
 {% macro search_index_code_hash() -%}

@@ -1,13 +1,20 @@
 -- The number of distinct pg_trgm trigrams of every distinct normalised entity name: |B| of
 -- the home-page search's similarity (search_names.trigram_count). Incremental (dbt's own):
 -- a week counts only the names no entity had before, and the names no entity has any more
--- are deleted (the post-hook), so the table is the one a whole build gives.
+-- are deleted (the post-hook), so the table is the one a whole build gives. A week after
+-- its code changed (the trigram macros) counts every name again (macros/search/ids.sql).
 
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
-    post_hook="{{ bvs.delete_names_gone(this, ref('int_matching__entity_names_keyed')) }}",
+    pre_hook="{% if bvs.search_index_code_changed() %}delete from {{ this }}{% endif %}",
+    post_hook=[
+        "{{ bvs.delete_names_gone(this, ref('int_matching__entity_names_keyed')) }}",
+        "{{ bvs.record_search_index_code() }}",
+    ],
 ) }}
+
+{%- set whole = not is_incremental() or bvs.search_index_code_changed() %}
 
 with
 
@@ -17,7 +24,7 @@ names as (
 
 ),
 
-{% if is_incremental() %}
+{% if not whole %}
 new_names as (
 
     select names.name_normalised
