@@ -157,29 +157,25 @@ def publish_keys(manifest: dict) -> dict[str, tuple[str, ...]]:
     """ "schema.table" -> key columns of every model whose config names its ``publish_key``
     (``meta: {publish_key: [abn]}``): the publish updates those tables in the snapshot by
     their changed keys' rows (pipelines/warehouse/snapshot/update.py)."""
-    keys: dict[str, tuple[str, ...]] = {}
-    for node in manifest.get("nodes", {}).values():
-        if node.get("resource_type") != "model":
-            continue
-        key = (node.get("config", {}).get("meta") or {}).get("publish_key")
-        if not key:
-            continue
-        columns = (key,) if isinstance(key, str) else tuple(str(column) for column in key)
-        keys[f"{node['schema']}.{node.get('alias') or node['name']}"] = columns
-    return keys
+    return _meta_columns(manifest, "publish_key")
 
 
 def publish_orders(manifest: dict) -> dict[str, tuple[str, ...]]:
     """ "schema.table" -> the columns of ``meta: {publish_order: [...]}``: the snapshot stores
     the table in that order, copied whole whenever it changed and never updated in place
     (the search index, whose lookups read its rows in storage order: docs/search.md)."""
-    orders: dict[str, tuple[str, ...]] = {}
+    return _meta_columns(manifest, "publish_order")
+
+
+def _meta_columns(manifest: dict, name: str) -> dict[str, tuple[str, ...]]:
+    """ "schema.table" -> the columns a model's ``meta`` lists under ``name`` (one or a list)."""
+    found: dict[str, tuple[str, ...]] = {}
     for node in manifest.get("nodes", {}).values():
         if node.get("resource_type") != "model":
             continue
-        order = (node.get("config", {}).get("meta") or {}).get("publish_order")
-        if not order:
+        value = (node.get("config", {}).get("meta") or {}).get(name)
+        if not value:
             continue
-        columns = (order,) if isinstance(order, str) else tuple(str(column) for column in order)
-        orders[f"{node['schema']}.{node.get('alias') or node['name']}"] = columns
-    return orders
+        columns = (value,) if isinstance(value, str) else tuple(str(column) for column in value)
+        found[f"{node['schema']}.{node.get('alias') or node['name']}"] = columns
+    return found

@@ -50,6 +50,13 @@ ORDERED_IDS = {
 }
 
 
+def _dbt(args: list[str], env: dict[str, str], work: Path) -> str:
+    """dbt on the project, with its target and logs in ``work`` (a test's own)."""
+    folders = ["--project-dir", str(DBT_PROJECT), "--profiles-dir", str(DBT_PROJECT)]
+    folders += ["--target-path", str(work / "target"), "--log-path", str(work / "logs")]
+    return _run([DBT, *args, *folders], env, cwd=work)
+
+
 def _run(command: list[str], env: dict[str, str], cwd: Path | None = None) -> str:
     result = subprocess.run(
         command, env=env, cwd=cwd, capture_output=True, text=True, timeout=900, check=False
@@ -199,23 +206,7 @@ def test_an_incremental_week_equals_a_whole_build_of_the_same_files(two_weeks: d
     }
 
     def dbt_run(*args: str) -> str:
-        return _run(
-            [
-                DBT,
-                "run",
-                *args,
-                "--project-dir",
-                str(DBT_PROJECT),
-                "--profiles-dir",
-                str(DBT_PROJECT),
-                "--target-path",
-                str(work / "target"),
-                "--log-path",
-                str(work / "logs"),
-            ],
-            env,
-            cwd=work,
-        )
+        return _dbt(["run", *args], env, work)
 
     dbt_run(
         "--full-refresh",
@@ -309,24 +300,14 @@ def test_the_search_index_is_rebuilt_whole_when_its_code_changed(two_weeks: dict
         before = con.execute("select count(*) from marts.search_words").fetchall()[0][0]
     work = two_weeks["root"] / "dbt-recode"
     work.mkdir()
-    env = {**two_weeks["env"], "BVS_WAREHOUSE": str(copy), "BVS_AS_OF": NEXT_WEEK}
-    _run(
-        [
-            DBT,
-            "run",
-            "--select",
-            "int_search__name_trigram_counts search_names search_words",
-            "--project-dir",
-            str(DBT_PROJECT),
-            "--profiles-dir",
-            str(DBT_PROJECT),
-            "--target-path",
-            str(work / "target"),
-            "--log-path",
-            str(work / "logs"),
-        ],
-        {**env, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
-        cwd=work,
+    env = {
+        **two_weeks["env"],
+        "BVS_WAREHOUSE": str(copy),
+        "BVS_AS_OF": NEXT_WEEK,
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+    }
+    _dbt(
+        ["run", "--select", "int_search__name_trigram_counts search_names search_words"], env, work
     )
     with duckdb.connect(str(copy), read_only=True) as con:
         for table, column in (("search_names", "name_id"), ("search_words", "posting_id")):
