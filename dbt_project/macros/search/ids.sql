@@ -110,6 +110,21 @@
     {{ return(changed) }}
 {%- endmacro %}
 
+{#- The model's SQL takes the whole build's path: no table yet, --full-refresh, or new code. -#}
+{% macro search_index_whole_build() -%}
+    {{ return(not is_incremental() or bvs.search_index_code_changed()) }}
+{%- endmacro %}
+
+{#- The pre-hook: every row deleted after a code change, else `statement` (the rows that
+    changed) when the table exists. -#}
+{% macro search_index_pre_hook(statement) -%}
+    {%- if bvs.search_index_code_changed() -%}
+        delete from {{ this }}
+    {%- elif is_incremental() -%}
+        {{ statement }}
+    {%- endif -%}
+{%- endmacro %}
+
 {% macro record_search_index_code() -%}
     {%- do bvs.sliced_table_versions() -%}
     insert or replace into meta.model_versions

@@ -7,14 +7,14 @@
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
-    pre_hook="{% if bvs.search_index_code_changed() %}delete from {{ this }}{% endif %}",
+    pre_hook="{{ bvs.search_index_pre_hook('') }}",
     post_hook=[
         "{{ bvs.delete_names_gone(this, ref('int_matching__entity_names_keyed')) }}",
         "{{ bvs.record_search_index_code() }}",
     ],
 ) }}
 
-{%- set whole = not is_incremental() or bvs.search_index_code_changed() %}
+{%- set whole = bvs.search_index_whole_build() %}
 
 with
 

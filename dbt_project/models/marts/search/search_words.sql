@@ -24,11 +24,11 @@
     materialized='incremental',
     incremental_strategy='append',
     on_schema_change='fail',
-    pre_hook="{% if bvs.search_index_code_changed() %}delete from {{ this }}{% elif is_incremental() %}{{ bvs.delete_search_postings_changed(this, ref('search_names')) }}{% endif %}",
+    pre_hook="{{ bvs.search_index_pre_hook(bvs.delete_search_postings_changed(this, ref('search_names'))) }}",
     post_hook="{{ bvs.record_search_index_code() }}",
 ) }}
 
-{%- set whole = not is_incremental() or bvs.search_index_code_changed() %}
+{%- set whole = bvs.search_index_whole_build() %}
 
 with
 
