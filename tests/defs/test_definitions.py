@@ -37,6 +37,7 @@ EXPECTED_KEYS = [
     "intermediate/int_check_outcomes",
     "intermediate/int_check_sources",
     "intermediate/int_companies_deregistered",
+    "intermediate/int_entity_inputs",
     "intermediate/int_entity_names_unioned",
     "intermediate/int_match_records__adverse",
     "intermediate/int_match_records__afs_licensees",

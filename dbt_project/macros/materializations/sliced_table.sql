@@ -27,9 +27,11 @@
     or whose key is gone, and inserts those keys' rows: the same marker then selects the
     changed keys (in slices of `rows_per_slice` changed keys). Optional:
     `incremental_globals` (models every row reads whole, such as a seed of weights: when
-    their content changes, everything is rebuilt) and `incremental_restamp` (a column
-    holding the as-of date, set on every row). See `sliced_table_changed_keys` for when a
-    whole build is chosen instead.
+    their content changes, everything is rebuilt), `incremental_restamp` (a column
+    holding the as-of date, set on every row) and `incremental_rows_per_key: many` (a
+    table with several rows per key, such as `entity_names`: its hashes are compared per
+    distinct key; a key with no row at all is then recomputed every build). See
+    `sliced_table_changed_keys` for when a whole build is chosen instead.
 -#}
 {% materialization sliced_table, adapter='duckdb' %}
 
@@ -166,7 +168,13 @@
     create or replace temporary table {{ changed_relation }} as
     select coalesce(inputs.{{ key }}, existing.{{ key }}) as {{ key }}
     from {{ ref(config.require('incremental_inputs')) }} as inputs
-    full outer join {{ existing_relation }} as existing on inputs.{{ key }} = existing.{{ key }}
+    full outer join
+    {%- if config.get('incremental_rows_per_key', 'one') == 'many' %}
+        (select distinct {{ key }}, input_hash from {{ existing_relation }}) as existing
+    {%- else %}
+        {{ existing_relation }} as existing
+    {%- endif %}
+        on inputs.{{ key }} = existing.{{ key }}
     where inputs.input_hash is distinct from existing.input_hash
   {%- endcall %}
   {%- set count = run_query('select count(*) from ' ~ changed_relation).columns[0].values()[0] | int -%}
@@ -196,9 +204,21 @@
 {% endmacro %}
 
 
+{#-
+    The table of what built each incremental table. Created by the project's
+    `on-run-start` (dbt_project.yml), before any model: two threads creating it at once,
+    for their first incremental models, conflict (a DuckDB write-write conflict). A model
+    run outside `dbt run` or `dbt build` (a unit test) creates it itself.
+-#}
+{% macro sliced_table_versions_ddl() %}
+  {{ return("create schema if not exists meta; create table if not exists meta.model_versions (model varchar primary key, code_hash varchar not null, built_at timestamp not null)") }}
+{% endmacro %}
+
+
 {% macro sliced_table_versions() %}
-  {%- do run_query("create schema if not exists meta") -%}
-  {%- do run_query("create table if not exists meta.model_versions (model varchar primary key, code_hash varchar not null, built_at timestamp not null)") -%}
+  {%- for statement in bvs.sliced_table_versions_ddl().split('; ') -%}
+    {%- do run_query(statement) -%}
+  {%- endfor -%}
 {% endmacro %}
 
 

@@ -37,7 +37,9 @@ entities as (
             end
             {%- endfor %}
         ) as row_hash
-    from {{ ref('entities') }} as entities
+    from (
+        select {{ bvs.input_columns(ref('entities')) }} from {{ ref('entities') }}
+    ) as entities
     cross join {{ ref('int_check_evidence__loaded') }} as check_data
     left join {{ ref('int_check_evidence__licence_coverage') }} as licence_coverage
         on entities.state = licence_coverage.state

@@ -11,13 +11,29 @@
 -- company ASIC no longer lists), else null. asic_match_method names the step, null when no
 -- company was found.
 
+--
+-- A week's build recomputes only the ABNs whose inputs changed (int_entity_inputs; their
+-- `input_hash`, carried here): the marker `in_slice` below is then those ABNs
+-- (macros/materializations/sliced_table.sql).
+{{ config(
+    materialized=bvs.sliced_table_materialization(),
+    incremental_key='abn',
+    incremental_inputs='int_entity_inputs',
+) }}
+
 {%- set company_entity_types = var('abr_company_entity_types') %}
 
 with
 
 abns as (
 
-    select * from {{ ref('stg_abr__abns') }}
+    select * from {{ ref('stg_abr__abns') }} where {{ bvs.in_slice('abn') }}
+
+),
+
+inputs as (
+
+    select * from {{ ref('int_entity_inputs') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
@@ -124,8 +140,11 @@ final as (
         companies.registration_date as asic_registration_date,
         companies.deregistration_date as asic_deregistration_date,
         abns.record_last_updated_date,
-        abns.asic_match_method
+        abns.asic_match_method,
+        inputs.input_hash
     from abns_matched_to_companies as abns
+    inner join inputs
+        on abns.abn = inputs.abn
     left join companies
         on abns.matched_acn = companies.acn
 

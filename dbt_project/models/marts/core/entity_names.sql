@@ -1,6 +1,16 @@
 -- One row per (abn, name): every name an ABN is known by, with the strongest kind any input
 -- gives it, its normalised form for matching, its business-names-register status, and the
 -- inputs that list it.
+--
+-- A week's build recomputes only the names of the ABNs whose inputs changed
+-- (int_entity_inputs; their `input_hash`, carried on each name):
+-- macros/materializations/sliced_table.sql.
+{{ config(
+    materialized=bvs.sliced_table_materialization(),
+    incremental_key='abn',
+    incremental_inputs='int_entity_inputs',
+    incremental_rows_per_key='many',
+) }}
 
 {#- The inputs of int_entity_names_unioned, in the order `sources` lists them. -#}
 {%- set name_sources = ['abr__abns', 'abr__other_names', 'asic__business_names'] %}
@@ -9,7 +19,13 @@ with
 
 name_listings as (
 
-    select * from {{ ref('int_entity_names_unioned') }}
+    select * from {{ ref('int_entity_names_unioned') }} where {{ bvs.in_slice('abn') }}
+
+),
+
+inputs as (
+
+    select * from {{ ref('int_entity_inputs') }} where {{ bvs.in_slice('abn') }}
 
 ),
 
@@ -63,7 +79,7 @@ names_with_strongest_kind as (
 final as (
 
     select
-        abn,
+        names_with_strongest_kind.abn,
         name,
         {{ bvs.normalise_name('name') }} as name_normalised,
         case name_kind_rank
@@ -86,8 +102,11 @@ final as (
             {%- for source in name_sources %},
             case when is_listed_by_{{ source }} = 1 then '{{ source }}' end
             {%- endfor %}
-        ) as sources
+        ) as sources,
+        inputs.input_hash
     from names_with_strongest_kind
+    inner join inputs
+        on names_with_strongest_kind.abn = inputs.abn
 
 )
 
