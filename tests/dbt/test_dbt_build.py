@@ -654,6 +654,7 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         ("marts", "verifications", "BASE TABLE"),
         ("marts", "viper", "BASE TABLE"),
         ("marts", "warn_cluster_rule", "BASE TABLE"),
+        ("staging", "stg_abr__abn_record_hashes", "BASE TABLE"),
         ("staging", "stg_abr__abns", "BASE TABLE"),
         ("staging", "stg_abr__other_names", "VIEW"),
         ("staging", "stg_acnc__charities", "VIEW"),

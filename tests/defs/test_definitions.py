@@ -153,6 +153,7 @@ EXPECTED_KEYS = [
     "serving/snapshot",
     "snapshots/asic__deregistered_companies",
     "snapshots/directors__officeholders",
+    "staging/stg_abr__abn_record_hashes",
     "staging/stg_abr__abns",
     "staging/stg_abr__other_names",
     "staging/stg_acnc__charities",

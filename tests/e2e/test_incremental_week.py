@@ -2,7 +2,8 @@
 
 The sample's first week is run (`bvs run`), then its realistic next week (`bvs sample
 --next-week`: ABR and company records changed, new ABNs, new gazette notices and adverse
-records) a week later, as the weekly schedule runs it: `entities` and `entity_names`
+records) a week later, as the weekly schedule runs it: `stg_abr__abns` cleans again only the
+ABNs whose ABR record changed (`stg_abr__abn_record_hashes`), `entities` and `entity_names`
 recompute only the ABNs whose records, names or companies changed (`int_entity_inputs`),
 `int_check_outcomes` only the ABNs whose inputs changed (`int_check_inputs`),
 `verifications` those ABNs' rows, and the similarity join matches only the register and
@@ -10,12 +11,13 @@ entity names that changed (`int_matching__name_similarities`), the names' trigra
 counted for the new names only (`int_search__name_trigram_counts`), the search index deletes
 and appends only the names and postings that changed (`search_names`, `search_words`), the
 verify lookup rewrites only the records that changed, and the snapshot is last week's file
-with only what changed written into it. A copy of that warehouse then rebuilds the entity
-marts, the similarity join, the trigram counts, `int_check_outcomes` and everything
-downstream of them whole (`dbt run --full-refresh`), and every table of the two warehouses
-must hold the same rows (the search tables' ids in the same order: a week places its rows
-between the ids of their neighbours). Leave an input out of `int_check_inputs` or
-`int_entity_inputs` and the ABNs it changed keep last week's rows: this test fails.
+with only what changed written into it. A copy of that warehouse then rebuilds the ABR's
+staging, the entity marts, the similarity join, the trigram counts, `int_check_outcomes` and
+everything downstream of them whole (`dbt run --full-refresh`), and every table of the two
+warehouses must hold the same rows (the search tables' ids in the same order: a week places
+its rows between the ids of their neighbours). Leave an input out of an input hash
+(`int_check_inputs`, `int_entity_inputs`) and the ABNs it changed keep last week's rows:
+this test fails.
 """
 
 from __future__ import annotations
@@ -43,6 +45,14 @@ DBT_PROJECT = ROOT / "dbt_project"
 DBT = str(Path(sys.executable).with_name("dbt"))
 # bookkeeping, not results: when each incremental model was built, and from which code
 NOT_COMPARED = {("meta", "model_versions"), ("meta", "name_similarities__built")}
+# the models a week builds again only for the ABNs whose inputs changed (sliced_table)
+INCREMENTAL_BY_ABN = (
+    "stg_abr__abns",
+    "entities",
+    "entity_names",
+    "int_check_outcomes",
+    "verifications",
+)
 # ids that follow a table's order, with room between them (docs/search.md): compared by
 # their place in that order, and the other ids they hold left out
 ORDERED_IDS = {
@@ -108,7 +118,7 @@ def two_weeks(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path) -> dic
 
 def test_the_next_week_recomputes_only_the_abns_whose_inputs_changed(two_weeks: dict) -> None:
     recomputed = {}
-    for model in ("entities", "entity_names", "int_check_outcomes", "verifications"):
+    for model in INCREMENTAL_BY_ABN:
         found = re.search(rf"{model}: (\d+) of (\d+) rows to recompute", two_weeks["log"])
         assert found, f"the next week rebuilt {model} whole, not incrementally"
         recomputed[model] = (int(found.group(1)), int(found.group(2)))
@@ -118,10 +128,12 @@ def test_the_next_week_recomputes_only_the_abns_whose_inputs_changed(two_weeks: 
     assert 0 < changed < rows / 10
     assert recomputed["verifications"] == (changed, rows)
     # the ABNs whose ABR record, names or companies changed, and the new ones: the same
-    # for both marts
+    # for both marts, and at least those whose ABR record changed
     assert recomputed["entities"] == recomputed["entity_names"]
     entities_changed, abns = recomputed["entities"]
     assert 0 < entities_changed < abns / 10 and abns == rows
+    records_changed, records = recomputed["stg_abr__abns"]
+    assert 0 < records_changed <= entities_changed and records == rows
 
 
 def test_the_next_week_matches_only_the_names_that_changed(two_weeks: dict) -> None:
@@ -217,8 +229,8 @@ def test_an_incremental_week_equals_a_whole_build_of_the_same_files(two_weeks: d
     dbt_run(
         "--full-refresh",
         "--select",
-        "entities+ entity_names+ int_matching__name_similarities+"
-        " int_search__name_trigram_counts+ int_check_outcomes+",
+        "stg_abr__abns+ int_matching__name_similarities+ int_search__name_trigram_counts+"
+        " int_check_outcomes+",
     )
     built = "select mode, registers_matched, entities_matched from meta.name_similarities__built"
     with duckdb.connect(str(whole), read_only=True) as copy:
@@ -226,9 +238,10 @@ def test_an_incremental_week_equals_a_whole_build_of_the_same_files(two_weeks: d
     # and built again on the same files: nothing changed, nothing is recomputed
     again = dbt_run(
         "--select",
-        "entities entity_names int_matching__name_similarities int_check_outcomes verifications",
+        "stg_abr__abns entities entity_names int_matching__name_similarities int_check_outcomes"
+        " verifications",
     )
-    for model in ("entities", "entity_names", "int_check_outcomes", "verifications"):
+    for model in INCREMENTAL_BY_ABN:
         assert f"{model}: 0 of " in again, model
     with duckdb.connect(str(whole), read_only=True) as copy:
         assert copy.execute(built).fetchall() == [("changes", 0, 0)]

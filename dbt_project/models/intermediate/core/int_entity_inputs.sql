@@ -16,16 +16,14 @@
 
 with
 
+-- the hash of the ABR record the ABN's staged row is made from (stg_abr__abn_record_hashes)
 abns as (
 
     select
         abn,
         asic_number,
-        hash(abns) as row_hash
-    from (
-        select {{ bvs.input_columns(ref('stg_abr__abns'), exclude=located) }}
-        from {{ ref('stg_abr__abns') }}
-    ) as abns
+        input_hash as row_hash
+    from {{ ref('stg_abr__abns') }}
 
 ),
 
