@@ -23,7 +23,7 @@ records as (
 
     select
         {{ bvs.clean_identifier('abn') }} as abn,
-        hash({{ bvs.input_columns(source('abr', 'abns'), exclude=located) }}) as record_hash,
+        hash(*columns(* exclude ({{ located | join(', ') }}))) as record_hash,
         -- stg_abr__abns' order: updated last (no date, or the dummy date, first), then the
         -- last in file order
         (
