@@ -27,33 +27,25 @@ abns as (
 
 ),
 
--- a sum, not an exclusive or: two equal rows must not cancel out
-other_names as (
+-- the names listed against the ABN, a sum of their row hashes: a sum, not an exclusive or,
+-- so that two equal rows do not cancel out
+{%- for alias, model in [
+    ('other_names', 'stg_abr__other_names'),
+    ('business_names', 'stg_asic__business_names'),
+] %}
+{{ alias }} as (
 
     select
         abn,
-        sum(hash(other_names)) as rows_hash
+        sum(hash({{ alias }})) as rows_hash
     from (
-        select {{ bvs.input_columns(ref('stg_abr__other_names'), exclude=located) }}
-        from {{ ref('stg_abr__other_names') }}
-    ) as other_names
+        select {{ bvs.input_columns(ref(model), exclude=located) }}
+        from {{ ref(model) }}
+    ) as {{ alias }}
     group by abn
 
 ),
-
-business_names as (
-
-    select
-        abn,
-        sum(hash(business_names)) as rows_hash
-    from (
-        select {{ bvs.input_columns(ref('stg_asic__business_names'), exclude=located) }}
-        from {{ ref('stg_asic__business_names') }}
-    ) as business_names
-    group by abn
-
-),
-
+{% endfor %}
 companies as (
 
     select
