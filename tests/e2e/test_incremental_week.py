@@ -68,6 +68,22 @@ def _dbt(args: list[str], env: dict[str, str], work: Path) -> str:
     return _run([DBT, *args, *folders], env, cwd=work)
 
 
+def _warehouse_copy(two_weeks: dict, name: str) -> tuple[Path, dict[str, str], Path]:
+    """A copy of the next week's warehouse to build on (``warehouse-<name>.duckdb``), the
+    environment that points dbt at it on the next week's date, and a work folder for dbt."""
+    copy = two_weeks["data"] / f"warehouse-{name}.duckdb"
+    shutil.copyfile(two_weeks["data"] / "warehouse.duckdb", copy)
+    work = two_weeks["root"] / f"dbt-{name}"
+    work.mkdir()
+    env = {
+        **two_weeks["env"],
+        "BVS_WAREHOUSE": str(copy),
+        "BVS_AS_OF": NEXT_WEEK,
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+    }
+    return copy, env, work
+
+
 def _run(command: list[str], env: dict[str, str], cwd: Path | None = None) -> str:
     result = subprocess.run(
         command, env=env, cwd=cwd, capture_output=True, text=True, timeout=900, check=False
@@ -210,18 +226,8 @@ def test_the_next_weeks_snapshot_updates_the_rows_that_changed(two_weeks: dict) 
 
 
 def test_an_incremental_week_equals_a_whole_build_of_the_same_files(two_weeks: dict) -> None:
-    data = two_weeks["data"]
-    incremental = data / "warehouse.duckdb"
-    whole = data / "warehouse-whole.duckdb"
-    shutil.copyfile(incremental, whole)
-    work = two_weeks["root"] / "dbt-whole"
-    work.mkdir()
-    env = {
-        **two_weeks["env"],
-        "BVS_WAREHOUSE": str(whole),
-        "BVS_AS_OF": NEXT_WEEK,
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-    }
+    incremental = two_weeks["data"] / "warehouse.duckdb"
+    whole, env, work = _warehouse_copy(two_weeks, "whole")
 
     def dbt_run(*args: str) -> str:
         return _dbt(["run", *args], env, work)
@@ -303,9 +309,7 @@ def test_the_search_index_is_rebuilt_whole_when_its_code_changed(two_weeks: dict
     differs from the model's, or none is recorded (a table built before the record), the
     next build deletes every row and builds the table whole. The names' trigram counts
     likewise: a count another trigram macro wrote is counted again."""
-    data = two_weeks["data"]
-    copy = data / "warehouse-recode.duckdb"
-    shutil.copyfile(data / "warehouse.duckdb", copy)
+    copy, env, work = _warehouse_copy(two_weeks, "recode")
     with duckdb.connect(str(copy)) as con:
         con.execute(
             "update meta.model_versions set code_hash = 'older' where model = 'search_names'"
@@ -322,14 +326,6 @@ def test_the_search_index_is_rebuilt_whole_when_its_code_changed(two_weeks: dict
             " from intermediate.int_search__name_trigram_counts)"
         )
         before = con.execute("select count(*) from marts.search_words").fetchall()[0][0]
-    work = two_weeks["root"] / "dbt-recode"
-    work.mkdir()
-    env = {
-        **two_weeks["env"],
-        "BVS_WAREHOUSE": str(copy),
-        "BVS_AS_OF": NEXT_WEEK,
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-    }
     _dbt(
         ["run", "--select", "int_search__name_trigram_counts search_names search_words"], env, work
     )
