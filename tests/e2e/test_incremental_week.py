@@ -43,8 +43,14 @@ NEXT_WEEK = "2026-11-27"
 ROOT = Path(__file__).resolve().parents[2]
 DBT_PROJECT = ROOT / "dbt_project"
 DBT = str(Path(sys.executable).with_name("dbt"))
-# bookkeeping, not results: when each incremental model was built, and from which code
-NOT_COMPARED = {("meta", "model_versions"), ("meta", "name_similarities__built")}
+# bookkeeping, not results: when each incremental model was built, and from which code; and
+# what search_words' postings of each ABN were built from, which hashes the name ids a week
+# places otherwise than a whole build numbers them (the tables themselves are compared)
+NOT_COMPARED = {
+    ("meta", "model_versions"),
+    ("meta", "name_similarities__built"),
+    ("meta", "search_words__abn_inputs"),
+}
 # the models a week builds again only for the ABNs whose inputs changed (sliced_table)
 INCREMENTAL_BY_ABN = (
     "stg_abr__abns",
@@ -303,6 +309,17 @@ def test_an_incremental_week_equals_a_whole_build_of_the_same_files(two_weeks: d
     assert answers["incremental"] == answers["whole"]
 
 
+def _numbered_whole(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+    """The table's ids are those a whole build gives: its rows in order times the spacing."""
+    placed, misplaced = con.execute(
+        f"select count(*) filter ({column} % {ID_SPACING} <> 0),"
+        f" count(*) filter ({column} <> {ID_SPACING} * row_number)"
+        f" from (select {column}, row_number() over (order by {column}) as row_number"
+        f" from marts.{table})"
+    ).fetchall()[0]
+    return (placed, misplaced) == (0, 0)
+
+
 def test_the_search_index_is_rebuilt_whole_when_its_code_changed(two_weeks: dict) -> None:
     """A week keeps the index rows it does not rewrite, so rows another version of the code
     wrote would stay: when the code recorded for a search table (meta.model_versions)
@@ -331,13 +348,7 @@ def test_the_search_index_is_rebuilt_whole_when_its_code_changed(two_weeks: dict
     )
     with duckdb.connect(str(copy), read_only=True) as con:
         for table, column in (("search_names", "name_id"), ("search_words", "posting_id")):
-            placed, misplaced = con.execute(
-                f"select count(*) filter ({column} % {ID_SPACING} <> 0),"
-                f" count(*) filter ({column} <> {ID_SPACING} * row_number)"
-                f" from (select {column}, row_number() over (order by {column}) as row_number"
-                f" from marts.{table})"
-            ).fetchall()[0]
-            assert (placed, misplaced) == (0, 0), table  # numbered as a whole build numbers
+            assert _numbered_whole(con, table, column), table
         assert con.execute("select count(*) from marts.search_words").fetchall()[0][0] == before
         wrong = "select count(*) from intermediate.int_search__name_trigram_counts where trigram_count < 0"
         assert con.execute(wrong).fetchall()[0][0] == 0
@@ -350,3 +361,28 @@ def test_the_search_index_is_rebuilt_whole_when_its_code_changed(two_weeks: dict
             "search_words",
         }
         assert "older" not in {code for _, code in recorded}
+
+
+def test_the_search_index_is_rebuilt_whole_when_what_it_reads_changed(two_weeks: dict) -> None:
+    """A week of search_names rewrites the ABNs whose entity inputs changed, and
+    search_words the ABNs whose names search_names wrote again: neither hash says anything of
+    the code that made the rows. When the code recorded for the entity marts changed, both
+    tables are built whole; when search_words has no record of what its postings were
+    built from, it is built whole."""
+    copy, env, work = _warehouse_copy(two_weeks, "upstream")
+    with duckdb.connect(str(copy)) as con:
+        assert not _numbered_whole(con, "search_names", "name_id")  # the week placed some
+        con.execute("update meta.model_versions set code_hash = 'older' where model = 'entities'")
+    _dbt(["run", "--select", "search_names search_words"], env, work)
+    with duckdb.connect(str(copy)) as con:
+        assert _numbered_whole(con, "search_names", "name_id")
+        assert _numbered_whole(con, "search_words", "posting_id")
+        # placed otherwise, then the record of the postings lost
+        con.execute(f"update marts.search_words set posting_id = posting_id + {ID_SPACING // 2}")
+        con.execute("drop table meta.search_words__abn_inputs")
+    _dbt(["run", "--select", "search_words"], env, work)
+    with duckdb.connect(str(copy), read_only=True) as con:
+        assert _numbered_whole(con, "search_words", "posting_id")
+        (recorded,) = con.execute("select count(*) from meta.search_words__abn_inputs").fetchone()
+        (entities,) = con.execute("select count(*) from marts.entities").fetchone()
+        assert recorded == entities

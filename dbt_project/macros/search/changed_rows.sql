@@ -1,47 +1,78 @@
 {#
-    The pre-hooks of the incremental search tables (docs/search.md, "A week's index"): each
-    deletes the rows that no longer hold what a whole build would write, so the model then
-    appends only the missing rows.
+    What a week of the incremental search tables rewrites (docs/search.md, "A week's
+    index"): the ABNs whose search rows may differ from the ones the table holds. Each
+    table keeps, per ABN, what its rows were built from, in a table of its own in `meta`
+    (`search_index_state(this)`), written in the same transaction as the rows:
+
+    * search_names: the ABN's `entities.input_hash`, the hash of every input of its
+      `entities` and `entity_names` rows (int_entity_inputs), from which its search rows
+      are computed;
+    * search_words: the ABN's fingerprint in search_names, that hash with its names' ids.
+
+    A pre-hook (`search_index_changed_abns`) writes the ABNs whose value differs, or that
+    came or went, to a temporary table of the same name, and deletes their rows; the model
+    then appends their rows; the post-hook (`search_index_record_state`) records their new
+    values and drops the temporary table. The hash says nothing of the code that turned the
+    inputs into rows: the code of what the table reads is part of its recorded code
+    (config `search_index_reads`, macros/search/ids.sql), so a change to it rebuilds the
+    table whole.
 #}
 
-{#- search_names: the rows of (ABN, name) gone, or whose columns changed (compared on the
-    columns `names` gives, from which the others are derived). -#}
-{% macro delete_search_names_changed(relation, names) -%}
-    {%- set columns = ['abn', 'name', 'search_key', 'name_kind', 'is_legal_name', 'bn_status',
-                       'legal_name', 'abn_status', 'state', 'postcode', 'trigram_count'] -%}
-    delete from {{ relation }} as indexed
-    using (
-        select abn, name
-        from (
-            select {{ columns | join(', ') }} from {{ relation }}
-            except
-            select {{ columns | join(', ') }} from {{ names }}
-        )
-    ) as stale
-    where indexed.abn = stale.abn
-        and indexed.name = stale.name
+{#- meta.<model>__abn_inputs: per ABN, the value its rows were built from. -#}
+{% macro search_index_state(relation) -%}
+    meta.{{ relation.identifier }}__abn_inputs
 {%- endmacro %}
 
-{#- search_words: the postings of names gone from search_names, or whose columns changed. -#}
-{% macro delete_search_postings_changed(relation, names) -%}
-    delete from {{ relation }} as posting
-    using (
-        select distinct indexed.name_id
-        from {{ relation }} as indexed
-        anti join {{ names }} as names
-            on indexed.name_id = names.name_id
-            and indexed.abn_id = names.abn_id
-            and indexed.search_key = names.search_key
-            and indexed.name = names.name
-            {%- for column in bvs.search_posting_name_columns() %}
-            and indexed.{{ column }} is not distinct from names.{{ column }}
-            {%- endfor %}
-    ) as stale
-    where posting.name_id = stale.name_id
+{#- The temporary table of the ABNs this build rewrites. -#}
+{% macro search_index_changed(relation) -%}
+    {{ relation.identifier }}__changed_abns
 {%- endmacro %}
 
-{#- The columns a posting copies from its name, besides name_id, abn_id, search_key, name. -#}
-{% macro search_posting_name_columns() -%}
-    {{ return(['key_length', 'trigram_count', 'name_kind', 'is_legal_name', 'bn_status',
-               'legal_name', 'abn_status', 'is_active', 'state', 'postcode']) }}
+{#- What each ABN's rows are built from now: (abn, input_hash). -#}
+{% macro search_index_inputs() -%}
+    {%- if this.identifier == 'search_names' -%}
+        select abn, input_hash from {{ ref('entities') }}
+    {%- else -%}
+        {#- a name placed again may take the id it had: the hash tells it changed -#}
+        select
+            built.abn,
+            hash(built.input_hash, coalesce(names.name_ids, 0)) as input_hash
+        from {{ bvs.search_index_state(ref('search_names')) }} as built
+        left join (
+            select abn, sum(hash(name_id)) as name_ids
+            from {{ ref('search_names') }}
+            group by abn
+        ) as names
+            on built.abn = names.abn
+    {%- endif -%}
+{%- endmacro %}
+
+{#- The pre-hook of an incremental build: the changed ABNs, and their rows deleted. -#}
+{% macro search_index_changed_abns(relation, abn_column) -%}
+    create or replace temporary table {{ bvs.search_index_changed(relation) }} as
+    select coalesce(inputs.abn, built.abn) as abn, inputs.input_hash
+    from ({{ bvs.search_index_inputs() }}) as inputs
+    full outer join {{ bvs.search_index_state(relation) }} as built
+        on inputs.abn = built.abn
+    where inputs.input_hash is distinct from built.input_hash;
+
+    delete from {{ relation }}
+    where {{ abn_column }} in (
+        select cast(abn as {{ 'bigint' if abn_column == 'abn_id' else dbt.type_string() }})
+        from {{ bvs.search_index_changed(relation) }}
+    )
+{%- endmacro %}
+
+{#- The post-hook: what the rows just written were built from. -#}
+{% macro search_index_record_state(relation) -%}
+    {%- set state = bvs.search_index_state(relation) -%}
+    {%- if bvs.search_index_whole_build() -%}
+        create or replace table {{ state }} as {{ bvs.search_index_inputs() }}
+    {%- else -%}
+        {%- set changed = bvs.search_index_changed(relation) -%}
+        delete from {{ state }} where abn in (select abn from {{ changed }});
+        insert into {{ state }}
+        select abn, input_hash from {{ changed }} where input_hash is not null;
+        drop table {{ changed }}
+    {%- endif -%}
 {%- endmacro %}

@@ -83,12 +83,17 @@
     changed: a table built before the record existed); the model's pre-hook then deletes every
     row and its SQL takes the whole build's path. `record_search_index_code()` is the
     post-hook that records the code.
+
+    A week of search_names and search_words rewrites the ABNs whose inputs changed
+    (macros/search/changed_rows.sql), which says nothing of the code that made the rows
+    from them: the code of the models a table reads (config `search_index_reads`: their
+    recorded code, or their SQL when none is recorded) is part of its own.
 #}
 {% macro search_index_macros() -%}
     {{ return(['search_id_spacing', 'place_between', 'search_code', 'search_code_digit',
-               'select_word_rows', 'default__select_word_rows', 'delete_search_names_changed',
-               'delete_search_postings_changed', 'search_posting_name_columns',
-               'trigram_padded', 'trigram_array', 'default__trigram_array',
+               'select_word_rows', 'default__select_word_rows', 'search_index_state',
+               'search_index_changed', 'search_index_inputs', 'search_index_changed_abns',
+               'search_index_record_state', 'trigram_padded', 'trigram_array', 'default__trigram_array',
                'delete_names_gone']) }}
 {%- endmacro %}
 
@@ -96,6 +101,11 @@
     {%- set parts = [model.raw_code] -%}
     {%- for name in bvs.search_index_macros() -%}
         {%- do parts.append(name ~ ':' ~ bvs[name].macro.macro_sql) -%}
+    {%- endfor -%}
+    {%- for name in config.get('search_index_reads', []) if execute -%}
+        {%- set stored = run_query("select code_hash from meta.model_versions where model = '" ~ name ~ "'") -%}
+        {%- set node = graph.nodes.values() | selectattr('name', 'equalto', name) | first -%}
+        {%- do parts.append(name ~ ':' ~ (stored.columns[0].values()[0] if stored | length > 0 else node.raw_code)) -%}
     {%- endfor -%}
     {{ return(local_md5(parts | join('\n'))) }}
 {%- endmacro %}
@@ -110,15 +120,27 @@
     {{ return(changed) }}
 {%- endmacro %}
 
-{#- The model's SQL takes the whole build's path: no table yet, --full-refresh, or new code. -#}
-{% macro search_index_whole_build() -%}
-    {{ return(not is_incremental() or bvs.search_index_code_changed()) }}
+{#- search_names and search_words without their record of what each ABN's rows were built
+    from (macros/search/changed_rows.sql): built whole. -#}
+{% macro search_index_state_missing() -%}
+    {%- if not execute or not is_incremental() or this.identifier not in ['search_names', 'search_words'] -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {%- set state = adapter.get_relation(
+        database=this.database, schema='meta', identifier=this.identifier ~ '__abn_inputs') -%}
+    {{ return(state is none) }}
 {%- endmacro %}
 
-{#- The pre-hook: every row deleted after a code change, else `statement` (the rows that
-    changed) when the table exists. -#}
+{#- The model's SQL takes the whole build's path: no table yet, --full-refresh, new code, or
+    no record of what the rows were built from. -#}
+{% macro search_index_whole_build() -%}
+    {{ return(not is_incremental() or bvs.search_index_code_changed() or bvs.search_index_state_missing()) }}
+{%- endmacro %}
+
+{#- The pre-hook: every row deleted before a whole build of an existing table, else
+    `statement` (the rows that changed) when the table exists. -#}
 {% macro search_index_pre_hook(statement) -%}
-    {%- if bvs.search_index_code_changed() -%}
+    {%- if is_incremental() and bvs.search_index_whole_build() -%}
         delete from {{ this }}
     {%- elif is_incremental() -%}
         {{ statement }}

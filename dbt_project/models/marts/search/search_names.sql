@@ -9,9 +9,11 @@
 -- one or two row groups holding the prefix. Integer filters matter: comparing a compressed
 -- string column costs DuckDB a decode of the whole segment.
 --
--- Incremental: a week deletes the rows that changed or are gone (the pre-hook) and appends
--- the new versions and new names, in name_id order, with ids between their neighbours'.
--- A week after the model's code changed rebuilds it whole (macros/search/ids.sql).
+-- Incremental: a week deletes the rows of the ABNs whose inputs changed, and of those gone
+-- (the pre-hook, by entities.input_hash: macros/search/changed_rows.sql), and appends those
+-- ABNs' rows, in name_id order, with ids between their neighbours'. A week after the
+-- model's code, or the code of what it reads, changed rebuilds it whole
+-- (macros/search/ids.sql).
 -- The appended rows are a sorted run of their own at the table's end, which zone maps
 -- prune as well; the serving snapshot stores the table in name_id order when it copies it
 -- whole (docs/decisions/33-a-weeks-search-index-is-placed-between-its-ids.md).
@@ -20,9 +22,15 @@
     materialized='incremental',
     incremental_strategy='append',
     on_schema_change='fail',
-    pre_hook="{{ bvs.search_index_pre_hook(bvs.delete_search_names_changed(this, ref('int_search__names'))) }}",
-    post_hook="{{ bvs.record_search_index_code() }}",
+    search_index_reads=['entities', 'entity_names', 'int_search__name_trigram_counts', 'int_search__names'],
+    pre_hook="{{ bvs.search_index_pre_hook(bvs.search_index_changed_abns(this, 'abn')) }}",
+    post_hook=[
+        "{{ bvs.search_index_record_state(this) }}",
+        "{{ bvs.record_search_index_code() }}",
+    ],
 ) }}
+
+-- depends_on: {{ ref('entities') }}
 
 {%- set whole = bvs.search_index_whole_build() %}
 
@@ -42,9 +50,7 @@ new_rows as (
         names.*,
         struct_pack(search_key := names.search_key, abn := names.abn, name := names.name) as sort_key
     from names
-    anti join {{ this }} as indexed
-        on names.abn = indexed.abn
-        and names.name = indexed.name
+    where names.abn in (select abn from {{ bvs.search_index_changed(this) }})
 
 ),
 

@@ -15,17 +15,22 @@
 -- the name's result columns join them: a window over the wide rows sorted (and at 20 M
 -- ABNs spilled) every column twice, once for row_number and once for the table's order.
 --
--- Incremental: a week deletes the postings of the names that changed or are gone (the
--- pre-hook) and appends those of the names without postings, with ids between their
--- neighbours'. A week after the model's code changed rebuilds it whole
--- (macros/search/ids.sql).
+-- Incremental: a week deletes the postings of the ABNs whose names search_names wrote again
+-- or dropped (the pre-hook, by the ABNs' input hashes and name ids:
+-- macros/search/changed_rows.sql) and appends those of the names without postings, with
+-- ids between their neighbours'. A week after the model's code, or search_names', changed
+-- rebuilds it whole (macros/search/ids.sql).
 
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
     on_schema_change='fail',
-    pre_hook="{{ bvs.search_index_pre_hook(bvs.delete_search_postings_changed(this, ref('search_names'))) }}",
-    post_hook="{{ bvs.record_search_index_code() }}",
+    search_index_reads=['search_names'],
+    pre_hook="{{ bvs.search_index_pre_hook(bvs.search_index_changed_abns(this, 'abn_id')) }}",
+    post_hook=[
+        "{{ bvs.search_index_record_state(this) }}",
+        "{{ bvs.record_search_index_code() }}",
+    ],
 ) }}
 
 {%- set whole = bvs.search_index_whole_build() %}
