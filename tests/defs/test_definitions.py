@@ -54,6 +54,7 @@ EXPECTED_KEYS = [
     "intermediate/int_match_records__registers",
     "intermediate/int_matching__entity_names_keyed",
     "intermediate/int_matching__name_similarities",
+    "intermediate/int_matching__people_keyed",
     "intermediate/int_matching__register_names",
     "intermediate/int_officeholders_keyed",
     "intermediate/int_search__name_trigram_counts",

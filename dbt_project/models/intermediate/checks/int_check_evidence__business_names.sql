@@ -14,7 +14,7 @@ business_names as (
 
     select
         *,
-        {{ bvs.listed_identifier_found('abn') }} as is_listed_abn_found
+        {{ bvs.listed_identifier_found(ref('stg_asic__business_names'), 'abn') }} as is_listed_abn_found
     from {{ ref('stg_asic__business_names') }}
 
 ),

@@ -26,7 +26,7 @@ final as (
         entity_name as match_name,
         {{ bvs.normalise_name('entity_name') }} as match_name_normalised,
         case
-            when {{ bvs.listed_identifier_found('abn') }} then null
+            when {{ bvs.listed_identifier_found('records', 'abn') }} then null
             when regulator = 'FWO' then null
             when regulator = 'NDIS_COMMISSION' then 0.65
             else 0.55

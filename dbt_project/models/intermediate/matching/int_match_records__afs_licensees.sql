@@ -19,7 +19,7 @@ final as (
         acn,
         licensee_name as match_name,
         {{ bvs.normalise_name('licensee_name') }} as match_name_normalised,
-        case when {{ bvs.listed_identifier_found('abn', 'acn') }} then null else 0.8 end
+        case when {{ bvs.listed_identifier_found('licensees', 'abn', 'acn') }} then null else 0.8 end
             as name_threshold,
         true as name_threshold_inclusive
     from licensees

@@ -18,7 +18,7 @@ final as (
         acn,
         organisation_name as match_name,
         {{ bvs.normalise_name('organisation_name') }} as match_name_normalised,
-        case when {{ bvs.listed_identifier_found(acn='acn') }} then null else 0.75 end
+        case when {{ bvs.listed_identifier_found('organisations', acn='acn') }} then null else 0.75 end
             as name_threshold,
         true as name_threshold_inclusive
     from organisations

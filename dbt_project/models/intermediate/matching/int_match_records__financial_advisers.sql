@@ -20,7 +20,7 @@ final as (
         cast(null as {{ dbt.type_string() }}) as acn,
         adviser_name as match_name,
         {{ bvs.normalise_name('adviser_name') }} as match_name_normalised,
-        case when {{ bvs.listed_identifier_found('abn') }} then null else 0.8 end as name_threshold,
+        case when {{ bvs.listed_identifier_found('advisers', 'abn') }} then null else 0.8 end as name_threshold,
         true as name_threshold_inclusive
     from advisers
 

@@ -19,7 +19,7 @@ final as (
         acn,
         company_name as match_name,
         {{ bvs.normalise_name('company_name') }} as match_name_normalised,
-        case when {{ bvs.listed_identifier_found('abn', 'acn') }} then null else 0.72 end
+        case when {{ bvs.listed_identifier_found('notices', 'abn', 'acn') }} then null else 0.72 end
             as name_threshold,
         false as name_threshold_inclusive
     from notices

@@ -35,7 +35,7 @@ final as (
         abn,
         match_name,
         {{ bvs.normalise_name('match_name') }} as match_name_normalised,
-        case when {{ bvs.listed_identifier_found('abn', 'acn') }} then null else 0.75 end
+        case when {{ bvs.listed_identifier_found('names', 'abn', 'acn') }} then null else 0.75 end
             as name_threshold,
         false as name_threshold_inclusive
     from names

@@ -21,7 +21,7 @@ final as (
         entity_name as match_name,
         {{ bvs.normalise_name('entity_name') }} as match_name_normalised,
         case
-            when {{ bvs.listed_identifier_found('abn', 'acn') }} then null
+            when {{ bvs.listed_identifier_found('records', 'abn', 'acn') }} then null
             when register = 'TAX_DEBT' then 0.75
             when register = 'MODERN_SLAVERY' then 0.65
             when register = 'BCORP' then 0.7
