@@ -11,31 +11,86 @@
 
 {#
     place_between(new_rows, kept_rows, id_column): a select of `new_rows` (a relation with a
-    `sort_key` column, in the table's order) with ids between the ids of their neighbours
-    in `kept_rows` (`sort_key`, `id`: the rows the table keeps), spread evenly over the gap;
-    after the last kept row, `search_id_spacing()` apart. No new row's sort_key may equal a
-    kept row's (the tables' sort keys are unique). A gap with no room left (it would take
-    some twenty weeks of new rows between the same two neighbours) fails the build with a
-    message saying to rebuild the table whole.
+    `sort_key` column, in the table's order, and its `code`) with ids between the ids of
+    their neighbours in `kept_rows` (`sort_key`, `code`, `id`: the rows the table keeps),
+    spread evenly over the gap; after the last kept row, `search_id_spacing()` apart. No new
+    row's sort_key may equal a kept row's (the tables' sort keys are unique). A gap with no
+    room left (it would take some twenty weeks of new rows between the same two neighbours)
+    fails the build with a message saying to rebuild the table whole.
+
+    `code` is an integer that follows the table's order (search_code of the key the order
+    starts with: rows in order have codes in order, rows with equal codes may be any rows
+    of that prefix), so the neighbours are found without sorting every kept row: the kept
+    rows of the new rows' codes are compared on their sort keys, and those of the other
+    codes only as the last kept id of the codes below a new row's and the first of the codes
+    above it. The ids follow the order, so a row's neighbour before is the greater of the
+    two ids before it, its neighbour after the smaller of the two after it.
 #}
 {% macro place_between(new_rows, kept_rows, id_column) -%}
     with
 
+    new_codes as (
+
+        select distinct code from {{ new_rows }}
+
+    ),
+
+    kept_codes as (
+
+        select code, min(id) as first_id, max(id) as last_id
+        from {{ kept_rows }}
+        group by code
+
+    ),
+
+    -- per code of a new row: the last kept id of the codes below it, the first above it
+    code_bounds as (
+
+        select new_codes.code, below.last_id as id_below, above.first_id as id_above
+        from new_codes
+        asof left join kept_codes as below
+            on new_codes.code > below.code
+        asof left join kept_codes as above
+            on new_codes.code < above.code
+
+    ),
+
+    kept_same_code as (
+
+        select sort_key, id
+        from {{ kept_rows }}
+        where code in (select code from new_codes)
+
+    ),
+
     with_before as (
 
-        select new_rows.*, kept_before.id as id_before
+        select new_rows.*, kept_before.id as same_code_before
         from {{ new_rows }} as new_rows
-        asof left join {{ kept_rows }} as kept_before
+        asof left join kept_same_code as kept_before
             on new_rows.sort_key > kept_before.sort_key
 
     ),
 
     with_after as (
 
-        select with_before.*, kept_after.id as id_after
+        select with_before.*, kept_after.id as same_code_after
         from with_before
-        asof left join {{ kept_rows }} as kept_after
+        asof left join kept_same_code as kept_after
             on with_before.sort_key < kept_after.sort_key
+
+    ),
+
+    with_neighbours as (
+
+        select
+            with_after.*,
+            -- greatest and least skip nulls
+            greatest(same_code_before, code_bounds.id_below) as id_before,
+            least(same_code_after, code_bounds.id_above) as id_after
+        from with_after
+        inner join code_bounds
+            on with_after.code = code_bounds.code
 
     ),
 
@@ -46,7 +101,7 @@
             coalesce(id_before, 0) as id_low,
             row_number() over (partition by id_before order by sort_key) as place,
             count(*) over (partition by id_before) as places
-        from with_after
+        from with_neighbours
 
     ),
 
@@ -60,7 +115,10 @@
     )
 
     select
-        * exclude (sort_key, id_before, id_after, id_low, id_high, place, places),
+        * exclude (
+            sort_key, code, same_code_before, same_code_after, id_before, id_after, id_low,
+            id_high, place, places
+        ),
         case
             when id_high - id_low > places
                 then id_low + (id_high - id_low) * place // (places + 1)

@@ -48,7 +48,8 @@ new_rows as (
 
     select
         names.*,
-        struct_pack(search_key := names.search_key, abn := names.abn, name := names.name) as sort_key
+        struct_pack(search_key := names.search_key, abn := names.abn, name := names.name) as sort_key,
+        {{ bvs.search_code('names.search_key') }} as code
     from names
     where names.abn in (select abn from {{ bvs.search_index_changed(this) }})
 
@@ -58,6 +59,7 @@ kept_rows as (
 
     select
         struct_pack(search_key := search_key, abn := abn, name := name) as sort_key,
+        key_code as code,
         name_id as id
     from {{ this }}
 

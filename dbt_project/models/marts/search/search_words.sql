@@ -96,6 +96,7 @@ kept_rows as (
             key_length := key_length,
             name_id := name_id
         ) as sort_key,
+        word_code as code,
         posting_id as id
     from {{ this }}
 
@@ -112,7 +113,8 @@ new_rows as (
             active_rank := active_rank,
             key_length := key_length,
             name_id := name_id
-        ) as sort_key
+        ) as sort_key,
+        {{ bvs.search_code('word') }} as code
     from ranked_words
 
 ),
