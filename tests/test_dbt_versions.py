@@ -327,7 +327,7 @@ def test_the_projects_as_of_readers_are_found_through_its_macros() -> None:
     assert len(direct) >= 15
     readers = as_of_readers(manifest)
     assert direct <= readers
-    assert "model.bvs.match_banned_persons" in readers - direct  # through is_current_director
+    assert "model.bvs.int_matching__people_keyed" in readers - direct  # is_current_director
     assert "model.bvs.entities" not in readers
 
 
