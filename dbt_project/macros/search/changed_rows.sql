@@ -9,6 +9,10 @@
       are computed;
     * search_words: the ABN's fingerprint in search_names, that hash with its names' ids.
 
+    A model declares what it records with config `search_index_abn_inputs`: the name of the
+    macro that selects (abn, input_hash) now (`search_names_abn_inputs`,
+    `search_words_abn_inputs`).
+
     A pre-hook (`search_index_changed_abns`) writes the ABNs whose value differs, or that
     came or went, to a temporary table of the same name, and deletes their rows; the model
     then appends their rows; the post-hook (`search_index_record_state`) records their new
@@ -28,23 +32,33 @@
     {{ relation.identifier }}__changed_abns
 {%- endmacro %}
 
-{#- What each ABN's rows are built from now: (abn, input_hash). -#}
+{#- What each ABN's rows are built from now, (abn, input_hash): the macro the model names
+    in its config `search_index_abn_inputs` (read when the model runs: at parse, configs
+    are not yet set, and search_names declares its ref to entities itself). -#}
 {% macro search_index_inputs() -%}
-    {%- if this.identifier == 'search_names' -%}
-        select abn, input_hash from {{ ref('entities') }}
-    {%- else -%}
-        {#- a name placed again may take the id it had: the hash tells it changed -#}
-        select
-            built.abn,
-            hash(built.input_hash, coalesce(names.name_ids, 0)) as input_hash
-        from {{ bvs.search_index_state(ref('search_names')) }} as built
-        left join (
-            select abn, sum(hash(name_id)) as name_ids
-            from {{ ref('search_names') }}
-            group by abn
-        ) as names
-            on built.abn = names.abn
+    {%- if execute -%}
+        {{ bvs[config.get('search_index_abn_inputs')]() }}
     {%- endif -%}
+{%- endmacro %}
+
+{#- search_names: the ABN's entities.input_hash. -#}
+{% macro search_names_abn_inputs() -%}
+    select abn, input_hash from {{ ref('entities') }}
+{%- endmacro %}
+
+{#- search_words: the ABN's hash in search_names with its names' ids (a name placed again
+    may take the id it had: the hash tells it changed). -#}
+{% macro search_words_abn_inputs() -%}
+    select
+        built.abn,
+        hash(built.input_hash, coalesce(names.name_ids, 0)) as input_hash
+    from {{ bvs.search_index_state(ref('search_names')) }} as built
+    left join (
+        select abn, sum(hash(name_id)) as name_ids
+        from {{ ref('search_names') }}
+        group by abn
+    ) as names
+        on built.abn = names.abn
 {%- endmacro %}
 
 {#- The pre-hook of an incremental build: the changed ABNs, and their rows deleted. -#}

@@ -150,7 +150,8 @@
 {% macro search_index_macros() -%}
     {{ return(['search_id_spacing', 'place_between', 'search_code', 'search_code_digit',
                'select_word_rows', 'default__select_word_rows', 'search_index_state',
-               'search_index_changed', 'search_index_inputs', 'search_index_changed_abns',
+               'search_index_changed', 'search_index_inputs', 'search_names_abn_inputs',
+               'search_words_abn_inputs', 'search_index_changed_abns',
                'search_index_record_state', 'trigram_padded', 'trigram_array', 'default__trigram_array',
                'delete_names_gone']) }}
 {%- endmacro %}
@@ -178,10 +179,11 @@
     {{ return(changed) }}
 {%- endmacro %}
 
-{#- search_names and search_words without their record of what each ABN's rows were built
-    from (macros/search/changed_rows.sql): built whole. -#}
+{#- A table that records what each ABN's rows were built from (config
+    `search_index_abn_inputs`, macros/search/changed_rows.sql) without that record: built
+    whole. -#}
 {% macro search_index_state_missing() -%}
-    {%- if not execute or not is_incremental() or this.identifier not in ['search_names', 'search_words'] -%}
+    {%- if not execute or not is_incremental() or not config.get('search_index_abn_inputs') -%}
         {{ return(false) }}
     {%- endif -%}
     {%- set state = adapter.get_relation(

@@ -22,6 +22,7 @@
     materialized='incremental',
     incremental_strategy='append',
     on_schema_change='fail',
+    search_index_abn_inputs='search_names_abn_inputs',
     search_index_reads=['entities', 'entity_names', 'int_search__name_trigram_counts', 'int_search__names'],
     pre_hook="{{ bvs.search_index_pre_hook(bvs.search_index_changed_abns(this, 'abn')) }}",
     post_hook=[

@@ -25,6 +25,7 @@
     materialized='incremental',
     incremental_strategy='append',
     on_schema_change='fail',
+    search_index_abn_inputs='search_words_abn_inputs',
     search_index_reads=['search_names'],
     pre_hook="{{ bvs.search_index_pre_hook(bvs.search_index_changed_abns(this, 'abn_id')) }}",
     post_hook=[
