@@ -56,8 +56,9 @@ log = logging.getLogger(__name__)
 
 # A keyed table with more of its keys changed than this, this week or summed over the weeks
 # since it was last copied whole, is copied whole: past it a copy is cheaper than the delete
-# and insert, and the copy puts the table back in key order (an update appends its rows, and
-# a lookup by key reads every appended row group, whose keys span the whole range).
+# and insert, and the copy writes the table in the warehouse's order, without the appended
+# runs (a lookup by key reads every appended row group, whose keys span the whole range).
+# The warehouse's order is the model's: `verifications`, built in slices, is in no ABN order.
 UPDATE_MAX_SHARE = 0.10
 # A current snapshot with more of its blocks free than this is not cloned: the new file is
 # written afresh, compact.
