@@ -44,7 +44,6 @@ import sqlite3
 from pathlib import Path
 
 import duckdb
-import pyarrow as pa
 import zstandard
 
 FORMAT_VERSION = 2
@@ -263,11 +262,7 @@ def _update(
             where old_inputs.input_hash is distinct from new_inputs.input_hash
             """
         )
-        # in ABN order: each insert then touches the B-tree's pages in the order they lie
-        changed = con.execute(
-            f"select * from ({_bodies(check_ids, only='bvs_changed_abns')}) order by abn",
-            {"reasons": reasons},
-        )
+        changed = con.execute(_bodies(check_ids, only="bvs_changed_abns"), {"reasons": reasons})
         lite = _writing(out_path)
         try:
             found = lite.execute("select data from dictionary where id = 1").fetchall()
@@ -302,66 +297,41 @@ def _update(
 def _write_whole(
     con: duckdb.DuckDBPyConnection, out_path: Path, check_ids: list[str], reasons: list[str]
 ) -> int:
-    """Every record, written in ABN order. The snapshot's rows come in no order (a sliced
-    build appends its slices, an updated table its changed keys), and an insert into
-    SQLite's B-tree at a random ABN reads and writes a random page: at 20 M records the file
-    is 3 GB against a 256 MB page cache, and inserting in the rows' order took 18 minutes.
-    So the bodies are compressed as they come, kept in a DuckDB temporary table (a few GB
-    at 20 M: DuckDB spills it past its memory limit) and written sorted, each insert an
-    append."""
-    con.execute(
-        "create or replace temporary table bvs_lookup_records (abn bigint not null, body blob not null)"
-    )
-    # the bodies stream from a cursor of their own: a statement on `con` ends its result
-    source = con.cursor()
+    cursor = con.execute(_bodies(check_ids), {"reasons": reasons})
+    out_path.unlink(missing_ok=True)
+    lite = _writing(out_path)
     try:
-        source.execute(_bodies(check_ids), {"reasons": reasons})
+        lite.execute("create table meta (key text primary key, value text not null)")
+        lite.execute("create table dictionary (id integer primary key, data blob not null)")
+        lite.execute("create table verify (abn integer primary key, body blob not null)")
+        lite.executemany(
+            "insert into meta values (?, ?)",
+            [
+                ("format_version", str(FORMAT_VERSION)),
+                ("check_ids", json.dumps(check_ids)),
+                ("reasons", json.dumps(reasons)),
+                ("code_version", _code_version()),
+                ("built", "whole"),
+                ("rewritten_since_whole", "0"),
+            ],
+        )
+        written = 0
         compress = None
-        dictionary = None
-        while rows := source.fetchmany(BATCH_ROWS):
+        while rows := cursor.fetchmany(BATCH_ROWS):
             if compress is None:
                 dictionary = _train([body.encode() for _abn, body in rows])
+                if dictionary is not None:
+                    lite.execute("insert into dictionary values (1, ?)", (dictionary,))
                 compress = _compressor(dictionary).compress
-            batch = pa.table(
-                {
-                    "abn": pa.array([abn for abn, _body in rows], pa.int64()),
-                    "body": pa.array([compress(body.encode()) for _abn, body in rows], pa.binary()),
-                }
-            )
-            con.register("bvs_lookup_batch", batch)
-            con.execute("insert into bvs_lookup_records select * from bvs_lookup_batch")
-            con.unregister("bvs_lookup_batch")
-        out_path.unlink(missing_ok=True)
-        lite = _writing(out_path)
-        try:
-            lite.execute("create table meta (key text primary key, value text not null)")
-            lite.execute("create table dictionary (id integer primary key, data blob not null)")
-            lite.execute("create table verify (abn integer primary key, body blob not null)")
             lite.executemany(
-                "insert into meta values (?, ?)",
-                [
-                    ("format_version", str(FORMAT_VERSION)),
-                    ("check_ids", json.dumps(check_ids)),
-                    ("reasons", json.dumps(reasons)),
-                    ("code_version", _code_version()),
-                    ("built", "whole"),
-                    ("rewritten_since_whole", "0"),
-                ],
+                "insert into verify values (?, ?)",
+                [(abn, compress(body.encode())) for abn, body in rows],
             )
-            if dictionary is not None:
-                lite.execute("insert into dictionary values (1, ?)", (dictionary,))
-            ordered = con.execute("select abn, body from bvs_lookup_records order by abn")
-            written = 0
-            while rows := ordered.fetchmany(BATCH_ROWS):
-                lite.executemany("insert into verify values (?, ?)", rows)
-                written += len(rows)
-            lite.execute("insert into meta values ('rows', ?)", (str(written),))
-            lite.commit()
-        finally:
-            lite.close()
+            written += len(rows)
+        lite.execute("insert into meta values ('rows', ?)", (str(written),))
+        lite.commit()
     finally:
-        source.close()
-        con.execute("drop table if exists bvs_lookup_records")
+        lite.close()
     return written
 
 
