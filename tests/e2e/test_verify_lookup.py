@@ -63,6 +63,7 @@ def test_a_small_snapshot_is_written_without_a_dictionary(
 ) -> None:
     snapshot, _lookup = published
     monkeypatch.setattr(lookup_module, "DICTIONARY_MIN_SAMPLES", 10**9)
+    monkeypatch.setattr(lookup_module, "RANGE_ROWS", 1_000)  # written in several ABN ranges
     out = tmp_path / "plain.verify.sqlite"
     build_verify_lookup(snapshot, out, threads=1)  # as a publish beside the API builds it
     with sqlite3.connect(out) as lite:
@@ -144,7 +145,7 @@ def _previous_week(snapshot: Path, out: Path, *, new_reason: bool = False) -> li
 
 
 def test_a_lookup_updated_from_last_weeks_holds_what_a_whole_build_holds(
-    published: tuple[Path, Path], tmp_path: Path
+    published: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     snapshot, _lookup = published
     last_week = tmp_path / "last-week.duckdb"
@@ -152,6 +153,7 @@ def test_a_lookup_updated_from_last_weeks_holds_what_a_whole_build_holds(
     last_lookup = tmp_path / "last-week.verify.sqlite"
     build_verify_lookup(last_week, last_lookup)
     assert VerifyLookup(last_lookup).record("99999999999") is not None
+    monkeypatch.setattr(lookup_module, "RANGE_ROWS", 3)  # the changed records in 3 ABN ranges
     out = tmp_path / "this-week.verify.sqlite"
     rows = build_verify_lookup(snapshot, out, previous=(last_week, last_lookup))
     with sqlite3.connect(out) as lite:
