@@ -713,7 +713,9 @@ def test_a_run_killed_at_each_stage_blocks_nothing_and_one_writer_holds(
 
     dbt = _start(run, env)
     deadline = time.monotonic() + 600
-    while (holder(settings) or {}).get("pid") != dbt.pid:
+    # the lock taken and a step under way: between the run's start and its first step the
+    # holder has no step to name
+    while not ((record := holder(settings) or {}).get("pid") == dbt.pid and record.get("step")):
         assert time.monotonic() < deadline and dbt.poll() is None, dbt.communicate()
         time.sleep(0.02)
     # meanwhile a run of another Dagster home waits for the writer lock, naming the holder,
