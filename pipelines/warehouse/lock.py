@@ -97,6 +97,8 @@ def describe(record: dict) -> str:
         parts.append(str(record["command"]))
     if record.get("step"):
         parts.append(f"now at {record['step']}")
+    elif record.get("last_step"):
+        parts.append(f"between steps, after {record['last_step']}")
     if record.get("since"):
         parts.append(f"since {record['since']}")
     if record.get("dagster_home"):
@@ -136,7 +138,8 @@ def writer_lock(
     Held by another process, wait up to ``wait`` seconds (default: the setting
     ``writer_wait_seconds``), telling ``on_wait`` once whom it waits for, then raise
     WarehouseBusy naming the holder. Ctrl-C interrupts the wait. ``step`` is recorded for
-    others to see while it runs (the step of a run that holds the lock already).
+    others to see while it runs (the step of a run that holds the lock already), and kept
+    as the last step once it ends, so that a run between two steps still says where it is.
     """
     path = lock_path(settings)
     with _guard:
@@ -153,7 +156,7 @@ def writer_lock(
             with _guard:
                 held.depth -= 1
             if step:
-                _write_record(held, {**held.record, "step": outer})
+                _write_record(held, {**held.record, "step": outer, "last_step": step})
         return
     limit = settings.writer_wait_seconds if wait is None else wait
     path.parent.mkdir(parents=True, exist_ok=True)

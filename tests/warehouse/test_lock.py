@@ -16,7 +16,7 @@ import pytest
 from pipelines import processes
 from pipelines.settings import Settings
 from pipelines.warehouse.connection import warehouse
-from pipelines.warehouse.lock import WarehouseBusy, holder, writer_lock
+from pipelines.warehouse.lock import WarehouseBusy, describe, holder, writer_lock
 
 
 def _holding(settings: Settings, dagster_home: str, code: str = "") -> subprocess.Popen[str]:
@@ -75,6 +75,13 @@ def test_a_second_writer_is_refused_naming_the_holder_and_a_killed_one_holds_not
             assert record is not None and record["pid"] == os.getpid()
             assert record["step"] == "dbt_models"
         assert _read(settings)["step"] == "ingest_abr"
+    # between two steps the run says which it finished last
+    with writer_lock(settings, wait=0, purpose="bvs run"):
+        with writer_lock(settings, wait=0, step="dbt_models"):
+            pass
+        between = _read(settings)
+        assert between["step"] is None and between["last_step"] == "dbt_models"
+        assert "(bvs run, between steps, after dbt_models, since " in describe(between)
 
 
 def _read(settings: Settings) -> dict:
