@@ -583,7 +583,7 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         ("intermediate", "int_check_evidence__financial_advisers", "VIEW"),
         ("intermediate", "int_check_evidence__financial_services_licences", "VIEW"),
         ("intermediate", "int_check_evidence__gazette", "VIEW"),
-        ("intermediate", "int_check_evidence__industry", "VIEW"),
+        ("intermediate", "int_check_evidence__industry", "BASE TABLE"),
         ("intermediate", "int_check_evidence__insolvency", "VIEW"),
         ("intermediate", "int_check_evidence__licence_coverage", "VIEW"),
         ("intermediate", "int_check_evidence__licences", "VIEW"),

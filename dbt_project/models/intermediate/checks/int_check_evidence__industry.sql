@@ -1,6 +1,12 @@
 -- Per ABN with an industry code: its ANZSIC code and, when the code maps to a licensed trade
 -- (seed anzsic_trades: the longest matching prefix wins, so 3231 plumbing beats 32
 -- building), the trade and the licence trades that cover it (docs/decisions/04-best-licence-decides.md).
+--
+-- A table: a week whose industry file and seed are unchanged leaves it out (docs/architecture.md,
+-- "What a build rebuilds"); as a view, int_check_inputs cleaned and ranked every ABN's codes
+-- again every week, and again inside the licences evidence.
+
+{{ config(materialized='table') }}
 
 with
 
