@@ -46,11 +46,16 @@ names as (
 
 {% if not whole %}
 
+-- the names of the ABNs whose postings the pre-hook deleted that have none: the ABNs are
+-- found first, so that the kept postings are not all grouped by name to find the few
+-- names without any
 names_to_post as (
 
     select names.*
     from names
-    anti join (select distinct name_id from {{ this }}) as posted
+    semi join {{ bvs.search_index_changed(this) }} as changed
+        on names.abn = changed.abn
+    anti join (select name_id from {{ this }}) as posted
         on names.name_id = posted.name_id
 
 ),
