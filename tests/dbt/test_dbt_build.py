@@ -615,6 +615,8 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         ("intermediate", "int_matching__name_similarities", "BASE TABLE"),
         ("intermediate", "int_matching__people_keyed", "BASE TABLE"),
         ("intermediate", "int_matching__register_names", "BASE TABLE"),
+        ("intermediate", "int_matching__sole_trader_inputs", "VIEW"),
+        ("intermediate", "int_matching__sole_traders_keyed", "BASE TABLE"),
         ("intermediate", "int_officeholders_keyed", "BASE TABLE"),
         ("intermediate", "int_search__name_trigram_counts", "BASE TABLE"),
         ("intermediate", "int_search__names", "VIEW"),

@@ -56,6 +56,8 @@ EXPECTED_KEYS = [
     "intermediate/int_matching__name_similarities",
     "intermediate/int_matching__people_keyed",
     "intermediate/int_matching__register_names",
+    "intermediate/int_matching__sole_trader_inputs",
+    "intermediate/int_matching__sole_traders_keyed",
     "intermediate/int_officeholders_keyed",
     "intermediate/int_search__name_trigram_counts",
     "intermediate/int_search__names",

@@ -56,6 +56,7 @@ INCREMENTAL_BY_ABN = (
     "stg_abr__abns",
     "entities",
     "entity_names",
+    "int_matching__sole_traders_keyed",
     "int_check_outcomes",
     "verifications",
 )
@@ -156,6 +157,9 @@ def test_the_next_week_recomputes_only_the_abns_whose_inputs_changed(two_weeks: 
     assert 0 < entities_changed < abns / 10 and abns == rows
     records_changed, records = recomputed["stg_abr__abns"]
     assert 0 < records_changed <= entities_changed and records == rows
+    # the sole traders among the changed ABNs (and those no longer one) are keyed again
+    traders_changed, traders = recomputed["int_matching__sole_traders_keyed"]
+    assert 0 < traders_changed <= entities_changed and traders < abns
 
 
 def test_the_next_week_matches_only_the_names_that_changed(two_weeks: dict) -> None:
@@ -250,8 +254,8 @@ def test_an_incremental_week_equals_a_whole_build_of_the_same_files(two_weeks: d
     # and built again on the same files: nothing changed, nothing is recomputed
     again = dbt_run(
         "--select",
-        "stg_abr__abns entities entity_names int_matching__name_similarities int_check_outcomes"
-        " verifications",
+        "stg_abr__abns entities entity_names int_matching__sole_traders_keyed"
+        " int_matching__name_similarities int_check_outcomes verifications",
     )
     for model in INCREMENTAL_BY_ABN:
         assert f"{model}: 0 of " in again, model

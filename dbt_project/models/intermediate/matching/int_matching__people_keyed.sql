@@ -5,7 +5,9 @@
 -- first_initial, the blocking key; the first given name and up to four middle names).
 --
 -- A table: each of the three match tables folded and split the million sole traders' names
--- again (about a second each at 2 M ABNs).
+-- again (about a second each at 2 M ABNs). The sole traders' keys are kept from week to
+-- week (int_matching__sole_traders_keyed); the directors current on the as-of date are
+-- found again each build.
 
 {{ config(materialized='table') }}
 
@@ -17,20 +19,9 @@ entities as (
 
 ),
 
-sole_traders as (
-
-    select
-        abn,
-        legal_name as person_name
-    from entities
-    where is_individual
-        and legal_name is not null
-
-),
-
 sole_traders_keyed as (
 
-    {{ bvs.select_person_keys('sole_traders', 'person_name') }}
+    select * from {{ ref('int_matching__sole_traders_keyed') }}
 
 ),
 
