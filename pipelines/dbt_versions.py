@@ -294,12 +294,20 @@ def up_to_date(
 def record(
     con: duckdb.DuckDBPyConnection, versions: Mapping[str, str | None], built: Iterable[str]
 ) -> int:
-    """Record the versions of the nodes a passed build built; the number recorded."""
+    """Record the versions of the nodes a passed build built; the number recorded.
+
+    One statement: the warehouse's connections checkpoint at every commit
+    (``connection.CHECKPOINT_THRESHOLD``), and ``executemany`` commits a row at a time, which
+    took 5.6 s for a week's 220 nodes on a 2 GB warehouse against 0.05 s."""
     rows = [(uid, versions[uid]) for uid in sorted(set(built)) if versions.get(uid) is not None]
     con.execute("create schema if not exists meta")
     con.execute(VERSIONS_DDL)
     if rows:
-        con.executemany("insert or replace into meta.dbt_versions values (?, ?, now())", rows)
+        con.execute(
+            "insert or replace into meta.dbt_versions"
+            " select unnest($ids), unnest($versions), now()",
+            {"ids": [uid for uid, _ in rows], "versions": [version for _, version in rows]},
+        )
     return len(rows)
 
 

@@ -317,17 +317,22 @@ def record_outcomes(
     table: str,
     outcomes: list[CheckOutcome],
 ) -> None:
-    """Append one row per outcome to ``meta.dq_results`` (pass or fail)."""
+    """Append one row per outcome to ``meta.dq_results`` (pass or fail), in one statement:
+    the warehouse's connections checkpoint at every commit, and ``executemany`` would commit
+    each row."""
     if not outcomes:
         return
-    con.executemany(
-        """
+    row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())"
+    con.execute(
+        f"""
         insert into meta.dq_results (load_id, source, table_name, check_name, engine,
             blocking, passed, observed, expected, detail, checked_at)
-        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())
+        values {", ".join(row for _ in outcomes)}
         """,
         [
-            [
+            value
+            for o in outcomes
+            for value in (
                 load_id,
                 source,
                 table,
@@ -338,8 +343,7 @@ def record_outcomes(
                 o.observed,
                 o.expected,
                 o.detail,
-            ]
-            for o in outcomes
+            )
         ],
     )
 
