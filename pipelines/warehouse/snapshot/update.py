@@ -16,7 +16,12 @@ DuckDB file compresses every value again. So when a current snapshot exists:
      and summed over the weeks since it was last copied whole. The changed
      keys are those whose row hash differs, leaving out the fixed-width columns that hold one
      value in every row of the warehouse's table (``as_of_date``: set on every row
-     afterwards, not a changed row each);
+     afterwards, not a changed row each). A table with an ``input_hash`` column (a model
+     built incrementally, ``sliced_table``: the hash of everything a key's rows are
+     computed from) is compared on that column alone, not on a hash of every column: 0.3
+     against 2.5 s a side for ``verifications`` (131 columns) at 2 M ABNs. A row that
+     changed while its input hash did not (the model's code changed and it was built
+     whole) is caught by the check after the update (4., below);
    * ``copied``: every other table: new, its columns changed, no key, or too much changed;
      a table stored in an order (``orders``: the model's ``meta.publish_order``, the search
      index, read in storage order) is never updated, and is copied in that order;
@@ -70,6 +75,9 @@ _FIXED_WIDTH = frozenset(
      "FLOAT", "DOUBLE"}
 )  # fmt: skip
 _FICLONE = 0x40049409  # linux/fs.h: _IOW(0x94, 9, int)
+# The column of an incrementally built model (macros/materializations/sliced_table.sql)
+# that hashes what each key's rows are computed from.
+INPUT_HASH = "input_hash"
 
 SNAPSHOT_TABLES_DDL = """
 create table {snap}.meta.snapshot_tables (
@@ -214,15 +222,19 @@ def plan_tables(
             continue
         rows = _count(cur, source)
         constant = _constant_columns(cur, source, [c for c in columns if c[0] not in key])
-        body = ", ".join(quote(c) for c, _ in columns if c not in constant)
+        names = {c for c, _ in columns}
+        if INPUT_HASH in names and INPUT_HASH not in key:
+            row_hash = quote(INPUT_HASH)
+        else:
+            row_hash = f"hash({', '.join(quote(c) for c, _ in columns if c not in constant)})"
         on = ", ".join(quote(c) for c in key)
         changed_keys = f"bvs_publish_changed_{number}"
         cur.execute(
             f"""
             create or replace temporary table {changed_keys} as
             select {on}
-            from (select {on}, hash({body}) as row_hash from {source}) as new_rows
-            full outer join (select {on}, hash({body}) as row_hash from {target}) as old_rows
+            from (select {on}, {row_hash} as row_hash from {source}) as new_rows
+            full outer join (select {on}, {row_hash} as row_hash from {target}) as old_rows
                 using ({on})
             where new_rows.row_hash is distinct from old_rows.row_hash
             """
