@@ -331,6 +331,22 @@ def test_the_projects_as_of_readers_are_found_through_its_macros() -> None:
     assert "model.bvs.entities" not in readers
 
 
+def test_no_unit_test_of_the_project_runs_again_for_a_new_date_alone() -> None:
+    """On the real manifest: a unit test whose model reads the as-of date sets it (its
+    `vars`), so a week's build runs none of them: their verdicts depend on the code alone."""
+    manifest = json.loads((DBT_PROJECT_DIR / "target" / "manifest.json").read_text())
+
+    def unit_test_versions(as_of: dt.date) -> dict[str, str | None]:
+        versions = node_versions(
+            manifest, source_versions={}, as_of=as_of, project_settings="", python_code=""
+        )
+        return {uid: v for uid, v in versions.items() if uid.startswith("unit_test.")}
+
+    week, next_week = unit_test_versions(AS_OF), unit_test_versions(AS_OF + dt.timedelta(7))
+    assert len(week) >= 30
+    assert [uid for uid in week if week[uid] != next_week[uid]] == []
+
+
 def test_with_skipping_off_everything_runs_and_is_recorded(manifest: dict[str, Any]) -> None:
     con = _warehouse(manifest)
     first = plan(con, manifest)
