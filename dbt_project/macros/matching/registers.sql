@@ -59,6 +59,15 @@ records as (
 
 ),
 
+-- the records the name rule applies to, apart: only their names are normalised (read
+-- through `records`, every record's name would be, as DuckDB computes a CTE read twice once)
+name_records as (
+
+    select * from {{ records }}
+    where name_threshold is not null
+
+),
+
 entities as (
 
     select abn, acn from {{ ref('entities') }}
@@ -109,13 +118,12 @@ by_name as (
             when records.abn is not null then 'listed ABN ' || records.abn || ' not found'
             when records.acn is not null then 'listed ACN ' || records.acn || ' not found'
         end as identifier_note
-    from records
+    from name_records as records
     inner join name_similarities
         on records.match_name_normalised = name_similarities.register_name
     inner join entity_names
         on name_similarities.entity_name = entity_names.name_normalised
-    where records.name_threshold is not null
-        and {{ bvs.similarity_meets(
+    where {{ bvs.similarity_meets(
             'name_similarities.similarity',
             'records.name_threshold',
             'records.name_threshold_inclusive'

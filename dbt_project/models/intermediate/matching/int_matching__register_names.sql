@@ -11,14 +11,16 @@
 with
 
 {% for register in registers %}
-{{ register }} as (
+-- materialized: the records with a threshold are found first and only their names are
+-- normalised (else DuckDB tests the normalised name of every record, before the join that
+-- decides the threshold: most business names list an ABN that is an entity's)
+{{ register }} as materialized (
 
     select
         match_name_normalised as name_normalised,
         name_threshold
     from {{ ref('int_match_records__' ~ register) }}
-    where match_name_normalised is not null
-        and name_threshold is not null
+    where name_threshold is not null
 
 ),
 
@@ -26,7 +28,7 @@ with
 unioned as (
 
     {% for register in registers %}
-    select * from {{ register }}
+    select * from {{ register }} where name_normalised is not null
     {% if not loop.last %}union all{% endif %}
     {% endfor %}
 
