@@ -7,7 +7,6 @@
 -- or gone. Folding and splitting a million names was most of int_matching__people_keyed's
 -- time every week (4.0 of its 6.1 CPU seconds at 2 M ABNs).
 
--- depends_on: {{ ref('int_matching__sole_trader_inputs') }}
 {{ config(
     materialized=bvs.sliced_table_materialization(),
     incremental_key='abn',
@@ -21,11 +20,9 @@ sole_traders as (
     select
         abn,
         input_hash,
-        legal_name as person_name
-    from {{ ref('entities') }}
+        person_name
+    from {{ ref('int_matching__sole_trader_inputs') }}
     where {{ bvs.in_slice('abn') }}
-        and is_individual
-        and legal_name is not null
 
 ),
 
