@@ -254,7 +254,9 @@ def published_snapshot(
     work: Path, rows: Mapping[str, Sequence[Mapping[str, Any]]], select: str, as_of: str
 ) -> Settings:
     """Fixture rows through the selected models (and what they read) into a published
-    serving snapshot under ``work``; returns the settings that open it."""
+    serving snapshot under ``work``, published as the pipeline does (the models' publish
+    keys and orders); returns the settings that open it."""
+    from pipelines.dbt import publish_keys, publish_orders
     from pipelines.settings import get_settings
     from pipelines.warehouse.snapshot import publish_snapshot
 
@@ -273,9 +275,16 @@ def published_snapshot(
         f'{{"as_of": "{as_of}"}}',
     )
     assert result.returncode == 0, result.stdout + result.stderr
+    manifest = json.loads((work / "target" / "manifest.json").read_bytes())
     con = duckdb.connect(str(warehouse))
     try:
-        publish_snapshot(con, settings, as_of=dt.date.fromisoformat(as_of))
+        publish_snapshot(
+            con,
+            settings,
+            as_of=dt.date.fromisoformat(as_of),
+            keys=publish_keys(manifest),
+            orders=publish_orders(manifest),
+        )
     finally:
         con.close()
     return settings

@@ -346,8 +346,10 @@ def build_snapshot_file(
                         for m in ("kept", "updated", "copied")
                     ),
                 )
+            codes = update.code_hashes(cur, catalog)
             for plan in plans:
                 plan.order = tuple((orders or {}).get(plan.name, ()))
+                plan.code_hash = codes.get(plan.table)
             counts: dict[str, int] = {}
             # One transaction: every table is written from the same state of the warehouse.
             with transaction(cur):
