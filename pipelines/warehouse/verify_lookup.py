@@ -21,8 +21,10 @@ the file stays in the page cache. Compressing costs about 3 µs a row, reading a
 A week's file starts from the current one (``previous``: the current snapshot and its
 lookup): it is copied, and only the records whose body differs from the one the current
 snapshot gives are rewritten, those of ABNs gone deleted, with the current file's
-dictionary. A body differs when the values it is made of do: both snapshots' values are
-hashed in DuckDB (64 bits) and compared, and only the changed ABNs' bodies are computed. It is written whole
+dictionary. A body differs only when the values it is made of do: when both snapshots'
+``verifications`` were built with the same code (their ``meta.snapshot_tables`` record
+it), the ABNs whose ``input_hash`` changed are rewritten; else both snapshots' values are
+hashed in DuckDB (64 bits) and compared. Only the changed ABNs' bodies are computed. It is written whole
 instead when the format, this module's code, the checks or the reasons list differ (a body
 holds reason positions), or once as many records as the file holds were rewritten since it
 was last written whole (the dictionary was trained on that build's first rows). ``meta``
@@ -140,6 +142,45 @@ def _inputs(check_ids: list[str], catalog: str = "") -> str:
         from {prefix}marts.verifications as v
         left join ({_severities(prefix)}) as s on s.abn = v.abn
         """
+
+
+def _input_hashes(catalog: str = "") -> str:
+    """Each ABN of ``catalog``'s snapshot and its ``verifications.input_hash``: the hash of
+    everything its row is computed from (the model is built incrementally), which under the
+    same code gives the same row, its flags' severities included (the flag definitions are
+    part of the model's code: its ``incremental_globals``)."""
+    prefix = f"{catalog}." if catalog else ""
+    return f"select cast(abn as bigint) as abn, input_hash from {prefix}marts.verifications"
+
+
+def _code_hash(con: duckdb.DuckDBPyConnection, catalog: str | None = None) -> str | None:
+    """The code a snapshot's ``verifications`` was built with, as its ``meta.snapshot_tables``
+    records it (None where it does not, or the table has no ``input_hash``)."""
+    catalog = catalog or str(con.execute("select current_database()").fetchone()[0])
+    columns = {
+        (str(table), str(column))
+        for table, column in con.execute(
+            "select table_name, column_name from duckdb_columns()"
+            " where database_name = ? and (schema_name, table_name) in"
+            " (('meta', 'snapshot_tables'), ('marts', 'verifications'))",
+            [catalog],
+        ).fetchall()
+    }
+    if not {("snapshot_tables", "code_hash"), ("verifications", "input_hash")} <= columns:
+        return None
+    rows = con.execute(
+        f'select code_hash from "{catalog}".meta.snapshot_tables'
+        " where table_name = 'marts.verifications'"
+    ).fetchall()
+    return str(rows[0][0]) if rows and rows[0][0] is not None else None
+
+
+def _same_code(con: duckdb.DuckDBPyConnection, previous: str) -> bool:
+    """Whether both snapshots' ``verifications`` were built with the same, known code: the
+    changed records are then among the ABNs whose input hash changed (two narrow columns
+    read, not every value of every record hashed: 0.3 against 3.2 s at 2 M ABNs)."""
+    code = _code_hash(con)
+    return code is not None and code == _code_hash(con, previous)
 
 
 def _bodies(check_ids: list[str], catalog: str = "", only: str = "") -> str:
@@ -269,12 +310,15 @@ def _update(
         out_path.unlink(missing_ok=True)
         shutil.copyfile(lookup, out_path)
         rewritten_before = int(_meta(out_path).get("rewritten_since_whole", 0))
+        narrow = _same_code(con, "bvs_previous")
+        new_inputs = _input_hashes() if narrow else _inputs(check_ids)
+        old_inputs = _input_hashes("bvs_previous") if narrow else _inputs(check_ids, "bvs_previous")
         con.execute(
             f"""
             create or replace temporary table bvs_changed_abns as
             select new_inputs.abn
-            from ({_inputs(check_ids)}) as new_inputs
-            left join ({_inputs(check_ids, "bvs_previous")}) as old_inputs
+            from ({new_inputs}) as new_inputs
+            left join ({old_inputs}) as old_inputs
                 on new_inputs.abn = old_inputs.abn
             where old_inputs.input_hash is distinct from new_inputs.input_hash
             """

@@ -105,10 +105,13 @@ def test_an_unknown_format_is_refused_with_the_file_named(
         VerifyLookup(future)
 
 
-def _previous_week(snapshot: Path, out: Path, *, new_reason: bool = False) -> list[str]:
+def _previous_week(
+    snapshot: Path, out: Path, *, new_reason: bool = False, code: str | None = None
+) -> list[str]:
     """A copy of ``snapshot`` as last week's might have been: two ABNs not yet registered,
-    one since gone, other ABNs whose tile, score or flags were different. Returns the ABNs
-    whose record differs from ``snapshot``'s."""
+    one since gone, other ABNs whose tile, score or flags were different, and so their
+    input hashes; ``code``: the code its verifications were built with, if other than
+    ``snapshot``'s. Returns the ABNs whose record differs from ``snapshot``'s."""
     out.write_bytes(snapshot.read_bytes())
     with duckdb.connect(str(out)) as con:
         abns = [
@@ -141,6 +144,17 @@ def _previous_week(snapshot: Path, out: Path, *, new_reason: bool = False) -> li
             " limit 1",
             [flagged],
         )
+        if code is None:
+            con.execute(
+                "update marts.verifications set input_hash = hash(input_hash) where abn in ?",
+                [[*changed, flagged]],
+            )
+        else:
+            con.execute(
+                "update meta.snapshot_tables set code_hash = ?"
+                " where table_name = 'marts.verifications'",
+                [code],
+            )
     return [*new, *changed, flagged]
 
 
@@ -168,6 +182,25 @@ def test_a_lookup_updated_from_last_weeks_holds_what_a_whole_build_holds(
     with sqlite3.connect(again) as lite:
         meta = dict(lite.execute("select key, value from meta").fetchall())
     assert (meta["rewritten"], meta["rewritten_since_whole"]) == ("0", str(len(differing) + 1))
+
+
+def test_a_lookup_compares_every_value_when_the_code_of_verifications_changed(
+    published: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Under the same code, the ABNs whose verifications input hash changed are the records
+    to rewrite; under other code (last week's snapshot records which), the records whose
+    values differ, input hashes aside."""
+    snapshot, _lookup = published
+    last_week = tmp_path / "last-week.duckdb"
+    differing = _previous_week(snapshot, last_week, code="older code")
+    last_lookup = tmp_path / "last-week.verify.sqlite"
+    build_verify_lookup(last_week, last_lookup)
+    out = tmp_path / "this-week.verify.sqlite"
+    rows = build_verify_lookup(snapshot, out, previous=(last_week, last_lookup))
+    with sqlite3.connect(out) as lite:
+        meta = dict(lite.execute("select key, value from meta").fetchall())
+    assert (meta["built"], int(meta["rewritten"])) == ("changes", len(differing) + 1)
+    assert rows == _assert_same_records(snapshot, out)
 
 
 def test_a_lookup_is_built_whole_when_the_reasons_it_indexes_changed(
