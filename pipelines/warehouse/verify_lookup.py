@@ -156,7 +156,8 @@ def _input_hashes(catalog: str = "") -> str:
 def _code_hash(con: duckdb.DuckDBPyConnection, catalog: str | None = None) -> str | None:
     """The code a snapshot's ``verifications`` was built with, as its ``meta.snapshot_tables``
     records it (None where it does not, or the table has no ``input_hash``)."""
-    catalog = catalog or str(con.execute("select current_database()").fetchone()[0])
+    if catalog is None:
+        (catalog,) = con.execute("select current_database()").fetchall()[0]
     columns = {
         (str(table), str(column))
         for table, column in con.execute(
