@@ -203,6 +203,34 @@ def test_a_lookup_compares_every_value_when_the_code_of_verifications_changed(
     assert rows == _assert_same_records(snapshot, out)
 
 
+def test_under_the_same_code_the_input_hashes_say_which_records_to_rewrite(
+    published: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Both snapshots' verifications built with the same code: the records rewritten are
+    those of the ABNs whose input hash changed, not found by hashing every value (a record
+    changed under its old input hash, which that code cannot give, is left as it was)."""
+    snapshot, _lookup = published
+    last_week = tmp_path / "last-week.duckdb"
+    differing = _previous_week(snapshot, last_week)
+    with duckdb.connect(str(last_week)) as con:
+        (unseen,) = con.execute(
+            "select abn from marts.verifications where abn not in ? order by abn limit 1",
+            [differing],
+        ).fetchone()
+        con.execute(
+            "update marts.verifications set assurance_score = assurance_score + 1 where abn = ?",
+            [unseen],
+        )
+    last_lookup = tmp_path / "last-week.verify.sqlite"
+    build_verify_lookup(last_week, last_lookup)
+    out = tmp_path / "this-week.verify.sqlite"
+    build_verify_lookup(snapshot, out, previous=(last_week, last_lookup))
+    with sqlite3.connect(out) as lite:
+        meta = dict(lite.execute("select key, value from meta").fetchall())
+    assert (meta["built"], int(meta["rewritten"])) == ("changes", len(differing) + 1)
+    assert VerifyLookup(out).record(unseen) == VerifyLookup(last_lookup).record(unseen)
+
+
 def test_a_lookup_is_built_whole_when_the_reasons_it_indexes_changed(
     published: tuple[Path, Path], tmp_path: Path
 ) -> None:
