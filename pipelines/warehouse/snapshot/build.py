@@ -329,13 +329,16 @@ def build_snapshot_file(
         if fresh_reason:
             cur.execute(attach)
         plans: list[update.TablePlan] = []
+        codes = update.code_hashes(cur, catalog)
         try:
             views = _view_bodies(cur, catalog, wanted)
             tables = [key for key in wanted if key not in views]
             if fresh_reason:
                 plans = [update.TablePlan(s, t, "copied", fresh_reason) for s, t in tables]
             else:
-                plans = update.plan_tables(cur, catalog, alias, tables, keys or {}, orders or {})
+                plans = update.plan_tables(
+                    cur, catalog, alias, tables, keys or {}, orders or {}, codes
+                )
                 update.drop_for_rewrite(cur, snap, plans, _objects_to_drop(cur, alias, tables))
                 log.info(
                     "snapshot from %s (%s): %s",
@@ -346,7 +349,6 @@ def build_snapshot_file(
                         for m in ("kept", "updated", "copied")
                     ),
                 )
-            codes = update.code_hashes(cur, catalog)
             for plan in plans:
                 plan.order = tuple((orders or {}).get(plan.name, ()))
                 plan.code_hash = codes.get(plan.table)

@@ -184,15 +184,18 @@ def _constant_columns(
     return tuple(c for c, constant in zip(fixed, rows[0], strict=True) if constant)
 
 
-def previous_writes(cur: duckdb.DuckDBPyConnection, snap: str) -> dict[str, tuple[int, str | None]]:
+def previous_writes(
+    cur: duckdb.DuckDBPyConnection, alias: str
+) -> dict[str, tuple[int, str | None]]:
     """Per table of the clone's own ``meta.snapshot_tables``: the rows rewritten by updates
     since it was copied whole, and the code it was built with (None where unknown; empty
     for a snapshot written before the table existed)."""
     with contextlib.suppress(duckdb.CatalogException):
-        columns = {c for c, _ in _columns(cur, snap.strip('"'), "meta", "snapshot_tables")}
+        columns = {c for c, _ in _columns(cur, alias, "meta", "snapshot_tables")}
         code = "code_hash" if "code_hash" in columns else "null"
         rows = cur.execute(
-            f"select table_name, rows_written_since_copy, {code} from {snap}.meta.snapshot_tables"
+            f"select table_name, rows_written_since_copy, {code}"
+            f" from {quote(alias)}.meta.snapshot_tables"
         ).fetchall()
         return {str(name): (int(since), code_hash) for name, since, code_hash in rows}
     return {}
@@ -216,14 +219,15 @@ def plan_tables(
     wanted: Sequence[tuple[str, str]],
     keys: Mapping[str, Sequence[str]],
     orders: Mapping[str, Sequence[str]] | None = None,
+    codes: Mapping[str, str] | None = None,
 ) -> list[TablePlan]:
     """How each of ``wanted`` (tables, not views) gets into the clone attached as ``alias``;
     creates the temporary tables of the updates' changed keys. Writes nothing to either
     file. A table in ``orders`` is never updated: an update appends its rows at the end,
-    and such a table is read in storage order (copied whole when it changed)."""
+    and such a table is read in storage order (copied whole when it changed). ``codes``
+    (``code_hashes``): the code each warehouse table was built with."""
     wh, snap = quote(catalog), quote(alias)
-    previous = previous_writes(cur, snap)
-    codes = code_hashes(cur, catalog)
+    previous = previous_writes(cur, alias)
     plans: list[TablePlan] = []
     for number, (schema, table) in enumerate(wanted):
         name = f"{schema}.{table}"
@@ -269,7 +273,7 @@ def plan_tables(
         changed = _count(cur, changed_keys)
         since, code_then = previous.get(name, (0, None))
         written = since + changed
-        code_now = codes.get(table)
+        code_now = (codes or {}).get(table)
         complete = row_hash != quote(INPUT_HASH) or (code_now is not None and code_now == code_then)
         plan = TablePlan(
             schema, table, "updated", f"{changed} of {rows} keys changed", key, changed_keys,
