@@ -33,7 +33,7 @@ import hashlib
 import importlib.metadata
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -49,9 +49,13 @@ VERSIONS_DDL = """
 create table if not exists meta.dbt_versions (
     unique_id varchar primary key,   -- model.bvs.entities
     version varchar not null,        -- what its table was built from (pipelines/dbt_versions.py)
-    built_at timestamptz not null
+    built_at timestamptz not null,
+    test_code varchar                -- a data test's own code (test_code_versions)
 )
 """
+# a warehouse whose table was created before the column
+VERSIONS_TEST_CODE = "alter table meta.dbt_versions add column if not exists test_code varchar"
+SCOPED_TESTS_ENV = "BVS_TESTS_SCOPED"  # macros/materializations/written_keys.sql
 
 
 def _sha(*parts: object) -> str:
@@ -231,6 +235,26 @@ def node_versions(
     return {uid: v for uid, v in versions.items() if nodes[uid]["resource_type"] in VERSIONED_TYPES}
 
 
+def test_code_versions(manifest: Mapping[str, Any]) -> dict[str, str]:
+    """Each data test's own code: its definition and the macros it calls, without what it
+    tests. A test whose code is the one recorded when it last passed has checked every row
+    of its models then, so a week's build may check only the rows written since
+    (macros/materializations/written_keys.sql); a new or changed test checks them all."""
+    closure = _macro_closure(manifest)
+    macro_code = {
+        uid: hashlib.sha256(m.get("macro_sql", "").encode()).hexdigest()
+        for uid, m in manifest["macros"].items()
+    }
+    return {
+        uid: _sha(
+            _definition(node),
+            sorted((m, macro_code.get(m)) for m in _macros_used(node, closure)),
+        )
+        for uid, node in manifest["nodes"].items()
+        if node["resource_type"] == "test"
+    }
+
+
 def as_of_readers(manifest: Mapping[str, Any]) -> set[str]:
     """The nodes that call ``as_of_date()``, directly or through macros."""
     closure = _macro_closure(manifest)
@@ -266,6 +290,17 @@ def recorded(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
         return {}
 
 
+def recorded_test_code(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """The code of each data test when it last passed (none before the column existed)."""
+    try:
+        rows = con.execute(
+            "select unique_id, test_code from meta.dbt_versions where test_code is not null"
+        ).fetchall()
+    except duckdb.Error:  # no table, or one without the column
+        return {}
+    return dict(rows)
+
+
 def up_to_date(
     con: duckdb.DuckDBPyConnection,
     manifest: Mapping[str, Any],
@@ -292,9 +327,13 @@ def up_to_date(
 
 
 def record(
-    con: duckdb.DuckDBPyConnection, versions: Mapping[str, str | None], built: Iterable[str]
+    con: duckdb.DuckDBPyConnection,
+    versions: Mapping[str, str | None],
+    built: Iterable[str],
+    test_code: Mapping[str, str] | None = None,
 ) -> int:
-    """Record the versions of the nodes a passed build built; the number recorded.
+    """Record the versions of the nodes a passed build built, and the code of its data tests
+    (``test_code``: ``test_code_versions``); the number recorded.
 
     One statement: the warehouse's connections checkpoint at every commit
     (``connection.CHECKPOINT_THRESHOLD``), and ``executemany`` commits a row at a time, which
@@ -302,13 +341,69 @@ def record(
     rows = [(uid, versions[uid]) for uid in sorted(set(built)) if versions.get(uid) is not None]
     con.execute("create schema if not exists meta")
     con.execute(VERSIONS_DDL)
+    con.execute(VERSIONS_TEST_CODE)
     if rows:
         con.execute(
             "insert or replace into meta.dbt_versions"
-            " select unnest($ids), unnest($versions), now()",
-            {"ids": [uid for uid, _ in rows], "versions": [version for _, version in rows]},
+            " select unnest($ids), unnest($versions), now(), unnest($codes)",
+            {
+                "ids": [uid for uid, _ in rows],
+                "versions": [version for _, version in rows],
+                "codes": [(test_code or {}).get(uid) for uid, _ in rows],
+            },
         )
     return len(rows)
+
+
+def _identifier(node: Mapping[str, Any]) -> str:
+    return str(node.get("alias") or node["name"])
+
+
+def clear_written_keys(
+    con: duckdb.DuckDBPyConnection, manifest: Mapping[str, Any], built: Iterable[str]
+) -> int:
+    """Once a build whose tests all passed has built them, forget what the models' builds
+    wrote (meta.<model>__written_keys, macros/materializations/written_keys.sql): their
+    tests have checked those rows. The number of records dropped."""
+    names = {
+        _identifier(manifest["nodes"][uid]) + "__written_keys"
+        for uid in built
+        if uid in manifest["nodes"] and manifest["nodes"][uid]["resource_type"] == "model"
+    }
+    found = [
+        name
+        for (name,) in con.execute(
+            "select table_name from duckdb_tables()"
+            " where database_name = current_database() and schema_name = 'meta'"
+        ).fetchall()
+        if name in names
+    ]
+    for name in found:
+        con.execute(f'drop table meta."{name}"')
+    return len(found)
+
+
+def scoped_test_models(
+    manifest: Mapping[str, Any],
+    tests_to_run: Iterable[str],
+    test_code: Mapping[str, str],
+    previous_code: Mapping[str, str],
+) -> frozenset[str]:
+    """The models (by table name) whose tests to run all have the code they last passed
+    with: their tests may check only the rows written since (SCOPED_TESTS_ENV). A model read
+    by a new or changed test is checked whole, by every test."""
+    clean: dict[str, bool] = {}
+    for uid in tests_to_run:
+        node = manifest["nodes"].get(uid)
+        if node is None or node["resource_type"] != "test":
+            continue
+        same = uid in test_code and previous_code.get(uid) == test_code[uid]
+        for parent in node.get("depends_on", {}).get("nodes", []):
+            model = manifest["nodes"].get(parent)
+            if model is not None and model["resource_type"] == "model":
+                name = _identifier(model)
+                clean[name] = clean.get(name, True) and same
+    return frozenset(name for name, ok in clean.items() if ok)
 
 
 def topological_order(manifest: Mapping[str, Any], uids: Iterable[str]) -> list[str]:
@@ -364,6 +459,8 @@ class BuildPlan:
     skip: frozenset[str]  # up to date: left as they are
     left_out: frozenset[str]  # tests of nodes outside this build (another job's)
     selectors: Mapping[str, str]  # unique id -> a selection naming it alone
+    test_code: Mapping[str, str] = field(default_factory=dict)  # test_code_versions
+    tests_scoped: frozenset[str] = frozenset()  # scoped_test_models
 
     def exclude_args(self) -> list[str]:
         """dbt arguments that leave out the skipped nodes and tests; with indirect
@@ -436,10 +533,19 @@ def plan_build(
         and previous.get(uid) == versions[uid]
     }
     selectors = {uid: "fqn:" + ".".join(nodes[uid]["fqn"]) for uid in skip | left_out}
+    run = frozenset(candidates - skip)
+    test_code = test_code_versions(manifest)
+    scoped = (
+        scoped_test_models(manifest, run, test_code, recorded_test_code(con))
+        if skip_unchanged
+        else frozenset()
+    )
     return BuildPlan(
         versions=versions,
-        run=frozenset(candidates - skip),
+        run=run,
         skip=frozenset(skip),
         left_out=frozenset(left_out),
         selectors=selectors,
+        test_code=test_code,
+        tests_scoped=scoped,
     )

@@ -362,3 +362,51 @@ def test_with_skipping_off_everything_runs_and_is_recorded(manifest: dict[str, A
     )
     assert full.run == first.run and not full.skip
     assert full.exclude_args() == []  # dbt's own selection leaves the ledger's tests out
+
+
+def test_a_weeks_tests_check_only_the_rows_written_while_their_code_stands(
+    manifest: dict[str, Any],
+) -> None:
+    """A model's tests may read only the rows written since they last passed (the models in
+    `tests_scoped`) when every test of it to run has the code it last passed with: a new
+    or changed test, or one recorded before test code was, reads every row."""
+    con = _warehouse(manifest)
+    first = plan(con, manifest)
+    assert first.tests_scoped == frozenset()  # nothing has passed yet
+    dbt_versions.record(con, first.versions, first.run, first.test_code)
+    con.execute("update meta.raw_tables set load_id = 'load-b2' where table_name = 'raw.b__rows'")
+    week = plan(con, manifest)
+    assert "not_null_both" in names(week.run)
+    assert week.tests_scoped == {"both"}
+
+    changed_test = copy.deepcopy(manifest)
+    changed_test["nodes"]["test.bvs.not_null_both"]["test_metadata"] = {"kwargs": {"c": "y"}}
+    assert plan(con, changed_test).tests_scoped == frozenset()
+    # the macro a test calls is its code too
+    with_macro = copy.deepcopy(manifest)
+    with_macro["nodes"]["test.bvs.not_null_both"]["depends_on"]["macros"] = ["macro.bvs.clean"]
+    dbt_versions.record(con, week.versions, week.run, dbt_versions.test_code_versions(with_macro))
+    assert plan(con, with_macro).tests_scoped == {"both"}
+    with_macro["macros"]["macro.bvs.duckdb__clean"]["macro_sql"] = "lower(x)"
+    assert plan(con, with_macro).tests_scoped == frozenset()
+
+    # a warehouse whose record predates the test code: every row, then recorded
+    con.execute("alter table meta.dbt_versions drop column test_code")
+    assert plan(con, manifest).tests_scoped == frozenset()
+    dbt_versions.record(con, week.versions, week.run, week.test_code)
+    con.execute("update meta.raw_tables set load_id = 'load-b3' where table_name = 'raw.b__rows'")
+    assert plan(con, manifest).tests_scoped == {"both"}
+
+
+def test_a_passed_build_forgets_what_its_models_wrote(manifest: dict[str, Any]) -> None:
+    con = _warehouse(manifest)
+    con.execute("create schema if not exists meta")
+    for model in ("both", "stg_a"):
+        con.execute(f"create table meta.{model}__written_keys as select 'x' as key")
+    built = ["model.bvs.both", "test.bvs.not_null_both"]
+    assert dbt_versions.clear_written_keys(con, manifest, built) == 1
+    left = con.execute(
+        "select table_name from duckdb_tables() where schema_name = 'meta'"
+        " and table_name like '%written_keys'"
+    ).fetchall()
+    assert left == [("stg_a__written_keys",)]  # not built: its rows are still to test

@@ -32,6 +32,8 @@
     table with several rows per key, such as `entity_names`: its hashes are compared per
     distinct key; a key with no row at all is then recomputed every build). See
     `sliced_table_changed_keys` for when a whole build is chosen instead.
+    Each build records the keys it wrote, or that it wrote the table whole, for the model's
+    data tests (macros/materializations/written_keys.sql).
 -#}
 {% materialization sliced_table, adapter='duckdb' %}
 
@@ -86,6 +88,9 @@
       {%- endcall %}
     {%- endif %}
     {% do bvs.sliced_table_record_version(sql) %}
+    {% call statement('record_written') -%}
+      {{ bvs.record_written_keys(existing_relation, key, 'select ' ~ key ~ ' from ' ~ changed.relation) }}
+    {%- endcall %}
     {{ run_hooks(post_hooks, inside_transaction=True) }}
     {{ adapter.commit() }}
     {% call statement('drop_changed') -%}
@@ -119,7 +124,12 @@
   {% endif %}
   {{ adapter.rename_relation(intermediate_relation, target_relation) }}
   {% do create_indexes(target_relation) %}
-  {% if config.get('incremental_key') %}{% do bvs.sliced_table_record_version(sql) %}{% endif %}
+  {% if config.get('incremental_key') %}
+    {% do bvs.sliced_table_record_version(sql) %}
+    {% call statement('record_written') -%}
+      {{ bvs.record_written_keys(target_relation, config.get('incremental_key')) }}
+    {%- endcall %}
+  {% endif %}
 
   {{ run_hooks(post_hooks, inside_transaction=True) }}
   {% do persist_docs(target_relation, model) %}

@@ -77,16 +77,21 @@
     )
 {%- endmacro %}
 
-{#- The post-hook: what the rows just written were built from. -#}
-{% macro search_index_record_state(relation) -%}
+{#- The post-hook: what the rows just written were built from, and which ABNs they are
+    (for the table's data tests: macros/materializations/written_keys.sql; `abn_column` is
+    the table's column of the ABN, as in the pre-hook). -#}
+{% macro search_index_record_state(relation, abn_column) -%}
     {%- set state = bvs.search_index_state(relation) -%}
     {%- if bvs.search_index_whole_build() -%}
-        create or replace table {{ state }} as {{ bvs.search_index_inputs() }}
+        create or replace table {{ state }} as {{ bvs.search_index_inputs() }};
+        {{ bvs.record_written_keys(relation, abn_column) }}
     {%- else -%}
         {%- set changed = bvs.search_index_changed(relation) -%}
         delete from {{ state }} where abn in (select abn from {{ changed }});
         insert into {{ state }}
         select abn, input_hash from {{ changed }} where input_hash is not null;
+        {{ bvs.record_written_keys(relation, abn_column,
+            'select cast(abn as ' ~ ('bigint' if abn_column == 'abn_id' else dbt.type_string()) ~ ') from ' ~ changed) }};
         drop table {{ changed }}
     {%- endif -%}
 {%- endmacro %}

@@ -1,6 +1,7 @@
 """dbt models as Dagster assets. Asset key = warehouse address: ["<schema>", "<model>"]."""
 
 import json
+import os
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -59,6 +60,11 @@ def dbt_models(
                     skip_unchanged=settings.dbt_skip_unchanged,
                 )
         args = build_args()
+        # whose tests may check only the rows written since they last passed: none but
+        # what this build's plan says (macros/materializations/written_keys.sql)
+        os.environ[dbt_versions.SCOPED_TESTS_ENV] = ",".join(
+            sorted(plan.tests_scoped) if plan is not None else ()
+        )
         if plan is not None:
             context.log.info(f"dbt build: {plan.summary()}")
             args += plan.exclude_args()
@@ -74,9 +80,12 @@ def dbt_models(
                 _stop(invocation.process)
                 raise
         yield from stream_and_tidy(invocation)
-        if plan is not None:  # the build passed: what it ran is now up to date
+        if plan is not None and manifest is not None:
+            # the build passed: what it ran is now up to date, and its tests have checked
+            # what the models wrote
             with warehouse(settings) as con:
-                dbt_versions.record(con, plan.versions, plan.run)
+                dbt_versions.record(con, plan.versions, plan.run, plan.test_code)
+                dbt_versions.clear_written_keys(con, manifest, plan.run)
 
 
 def _stop(process: subprocess.Popen, timeout: float = 30.0) -> None:

@@ -26,7 +26,7 @@
     search_index_reads=['entities', 'entity_names', 'int_search__name_trigram_counts', 'int_search__names'],
     pre_hook="{{ bvs.search_index_pre_hook(bvs.search_index_changed_abns(this, 'abn')) }}",
     post_hook=[
-        "{{ bvs.search_index_record_state(this) }}",
+        "{{ bvs.search_index_record_state(this, 'abn') }}",
         "{{ bvs.record_search_index_code() }}",
     ],
 ) }}

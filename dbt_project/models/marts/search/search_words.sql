@@ -29,7 +29,7 @@
     search_index_reads=['search_names'],
     pre_hook="{{ bvs.search_index_pre_hook(bvs.search_index_changed_abns(this, 'abn_id')) }}",
     post_hook=[
-        "{{ bvs.search_index_record_state(this) }}",
+        "{{ bvs.search_index_record_state(this, 'abn_id') }}",
         "{{ bvs.record_search_index_code() }}",
     ],
 ) }}
