@@ -23,6 +23,10 @@ failed build records nothing, so what it rebuilt is rebuilt and tested again nex
 rebuilds that register's descendants and what reads the as-of date; the rest of the
 warehouse, and its tests, stand (docs/weekly-refresh.md).
 
+The plan also says which models' tests may check only the rows written since they last
+passed (:func:`scoped_test_models`: their tests' code is the code recorded when they passed;
+docs/decisions/34-a-weeks-tests-check-the-rows-it-wrote.md).
+
 Kept free of Dagster and of dbt-core: the manifest is JSON and the records a DuckDB table.
 """
 
