@@ -305,6 +305,11 @@ def recorded_test_code(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     return dict(rows)
 
 
+def _identifier(node: Mapping[str, Any]) -> str:
+    """A model's table name."""
+    return str(node.get("alias") or node["name"])
+
+
 def up_to_date(
     con: duckdb.DuckDBPyConnection,
     manifest: Mapping[str, Any],
@@ -324,7 +329,7 @@ def up_to_date(
         if node.get("config", {}).get("materialized") == "ephemeral":
             continue
         version = versions.get(uid)
-        relation = (str(node["schema"]).lower(), str(node.get("alias") or node["name"]).lower())
+        relation = (str(node["schema"]).lower(), _identifier(node).lower())
         if version is not None and previous.get(uid) == version and relation in existing:
             skip.add(uid)
     return skip
@@ -357,10 +362,6 @@ def record(
             },
         )
     return len(rows)
-
-
-def _identifier(node: Mapping[str, Any]) -> str:
-    return str(node.get("alias") or node["name"])
 
 
 def clear_written_keys(

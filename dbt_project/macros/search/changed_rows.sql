@@ -61,6 +61,11 @@
         on built.abn = names.abn
 {%- endmacro %}
 
+{#- An ABN (text) as the table's `abn_column` holds it: `abn_id` an integer, `abn` text. -#}
+{% macro search_index_abn_as(abn, abn_column) -%}
+    cast({{ abn }} as {{ 'bigint' if abn_column == 'abn_id' else dbt.type_string() }})
+{%- endmacro %}
+
 {#- The pre-hook of an incremental build: the changed ABNs, and their rows deleted. -#}
 {% macro search_index_changed_abns(relation, abn_column) -%}
     create or replace temporary table {{ bvs.search_index_changed(relation) }} as
@@ -72,7 +77,7 @@
 
     delete from {{ relation }}
     where {{ abn_column }} in (
-        select cast(abn as {{ 'bigint' if abn_column == 'abn_id' else dbt.type_string() }})
+        select {{ bvs.search_index_abn_as('abn', abn_column) }}
         from {{ bvs.search_index_changed(relation) }}
     )
 {%- endmacro %}
@@ -91,7 +96,7 @@
         insert into {{ state }}
         select abn, input_hash from {{ changed }} where input_hash is not null;
         {{ bvs.record_written_keys(relation, abn_column,
-            'select cast(abn as ' ~ ('bigint' if abn_column == 'abn_id' else dbt.type_string()) ~ ') from ' ~ changed) }};
+            'select ' ~ bvs.search_index_abn_as('abn', abn_column) ~ ' from ' ~ changed) }};
         drop table {{ changed }}
     {%- endif -%}
 {%- endmacro %}

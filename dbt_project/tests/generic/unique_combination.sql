@@ -22,20 +22,14 @@
 
 with
 
-{% if written %}
 rows_to_check as (
 
     select * from {{ model }}
+    {%- if written %}
     where {{ probe }} in (select {{ probe }} from {{ model }} where {{ written }})
+    {%- endif %}
 
 ),
-{% else %}
-rows_to_check as (
-
-    select * from {{ model }}
-
-),
-{% endif %}
 
 combinations as (
 
