@@ -23,6 +23,11 @@ failed build records nothing, so what it rebuilt is rebuilt and tested again nex
 rebuilds that register's descendants and what reads the as-of date; the rest of the
 warehouse, and its tests, stand (docs/weekly-refresh.md).
 
+A view whose parents' rows changed but whose definition did not (its code, everything
+upstream's code, the as-of date written into it: :func:`view_definitions`) is kept as it is:
+it reads its parents when queried, so creating it again would change nothing; its new
+version is recorded and its tests run (:func:`kept_views`).
+
 The plan also says which models' tests may check only the rows written since they last
 passed (:func:`scoped_test_models`: their tests' code is the code recorded when they passed;
 docs/decisions/34-a-weeks-tests-check-the-rows-it-wrote.md).
@@ -36,7 +41,7 @@ import datetime as dt
 import hashlib
 import importlib.metadata
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -54,11 +59,15 @@ create table if not exists meta.dbt_versions (
     unique_id varchar primary key,   -- model.bvs.entities
     version varchar not null,        -- what its table was built from (pipelines/dbt_versions.py)
     built_at timestamptz not null,
-    test_code varchar                -- a data test's own code (test_code_versions)
+    test_code varchar,               -- a data test's own code (test_code_versions)
+    definition varchar               -- a view's definition (view_definitions)
 )
 """
-# a warehouse whose table was created before the column
-VERSIONS_TEST_CODE = "alter table meta.dbt_versions add column if not exists test_code varchar"
+# a warehouse whose table was created before the columns
+VERSIONS_NEW_COLUMNS = (
+    "alter table meta.dbt_versions add column if not exists test_code varchar",
+    "alter table meta.dbt_versions add column if not exists definition varchar",
+)
 SCOPED_TESTS_ENV = "BVS_TESTS_SCOPED"  # macros/materializations/written_keys.sql
 
 
@@ -139,6 +148,48 @@ def _definition(node: Mapping[str, Any]) -> list[Any]:
     ]
 
 
+def _macro_code(manifest: Mapping[str, Any]) -> dict[str, str]:
+    return {
+        uid: hashlib.sha256(m.get("macro_sql", "").encode()).hexdigest()
+        for uid, m in manifest["macros"].items()
+    }
+
+
+def _common(manifest: Mapping[str, Any], project_settings: str) -> str:
+    """What every node is built with: the project's settings, dbt's and the engine's versions."""
+    return _sha(
+        project_settings, manifest.get("metadata", {}).get("dbt_version"), _engine_versions()
+    )
+
+
+def _code_versions(
+    nodes: Mapping[str, Any],
+    closure: Mapping[str, frozenset[str]],
+    macro_code: Mapping[str, str],
+) -> Callable[[str], str]:
+    """A node's code and that of everything upstream of it, without any data's version."""
+    memo: dict[str, str] = {}
+
+    def code_version(uid: str, path: tuple[str, ...] = ()) -> str:
+        if uid in memo:
+            return memo[uid]
+        node = nodes.get(uid)
+        if node is None or uid in path:  # a source (its columns are the loaders' code)
+            return uid
+        used = _macros_used(node, closure)
+        parent_ids = sorted(node.get("depends_on", {}).get("nodes", []))
+        result = _sha(
+            _definition(node),
+            sorted((m, macro_code.get(m)) for m in used),
+            AS_OF_MACRO in used,
+            [code_version(p, (*path, uid)) for p in parent_ids],
+        )
+        memo[uid] = result
+        return result
+
+    return code_version
+
+
 def node_versions(
     manifest: Mapping[str, Any],
     *,
@@ -158,35 +209,11 @@ def node_versions(
     Python package, and the as-of date only when the model reads it and the unit test does
     not set it (its `vars`), so a new load does not run it again."""
     nodes = {**manifest["nodes"], **manifest.get("unit_tests", {})}
-    macros = manifest["macros"]
     closure = _macro_closure(manifest)
-    macro_code = {
-        uid: hashlib.sha256(m.get("macro_sql", "").encode()).hexdigest()
-        for uid, m in macros.items()
-    }
-    common = _sha(
-        project_settings, manifest.get("metadata", {}).get("dbt_version"), _engine_versions()
-    )
+    macro_code = _macro_code(manifest)
+    common = _common(manifest, project_settings)
     versions: dict[str, str | None] = {}
-    code_versions: dict[str, str] = {}
-
-    def code_version(uid: str, path: tuple[str, ...] = ()) -> str:
-        """A node's code and that of everything upstream of it, without any data's version."""
-        if uid in code_versions:
-            return code_versions[uid]
-        node = nodes.get(uid)
-        if node is None or uid in path:  # a source (its columns are the loaders' code)
-            return uid
-        used = _macros_used(node, closure)
-        parent_ids = sorted(node.get("depends_on", {}).get("nodes", []))
-        result = _sha(
-            _definition(node),
-            sorted((m, macro_code.get(m)) for m in used),
-            AS_OF_MACRO in used,
-            [code_version(p, (*path, uid)) for p in parent_ids],
-        )
-        code_versions[uid] = result
-        return result
+    code_version = _code_versions(nodes, closure, macro_code)
 
     def unit_test_version(uid: str, node: Mapping[str, Any]) -> str:
         parent_ids = sorted(node.get("depends_on", {}).get("nodes", []))
@@ -245,10 +272,7 @@ def test_code_versions(manifest: Mapping[str, Any]) -> dict[str, str]:
     of its models then, so a week's build may check only the rows written since
     (macros/materializations/written_keys.sql); a new or changed test checks them all."""
     closure = _macro_closure(manifest)
-    macro_code = {
-        uid: hashlib.sha256(m.get("macro_sql", "").encode()).hexdigest()
-        for uid, m in manifest["macros"].items()
-    }
+    macro_code = _macro_code(manifest)
     return {
         uid: _sha(
             _definition(node),
@@ -256,6 +280,52 @@ def test_code_versions(manifest: Mapping[str, Any]) -> dict[str, str]:
         )
         for uid, node in manifest["nodes"].items()
         if node["resource_type"] == "test"
+    }
+
+
+def view_definitions(
+    manifest: Mapping[str, Any],
+    *,
+    as_of: dt.date,
+    project_settings: str,
+    python_code: str | None = None,
+) -> dict[str, str]:
+    """Each view's definition: what the statement that creates it is made of, without its
+    parents' data. Its code and that of everything upstream (a parent's columns are its
+    code's), the project's settings and engine, the project's Python package (the loaders
+    shape the raw tables' columns), and the as-of date when the view's SQL, or an ephemeral
+    model's inlined into it, calls ``as_of_date()`` (the date is written into the view).
+
+    A view reads its parents when queried: one whose definition is the one it was created
+    with stays as it is when only its parents' rows changed (``BuildPlan.kept``)."""
+    nodes = manifest["nodes"]
+    closure = _macro_closure(manifest)
+    code_version = _code_versions(nodes, closure, _macro_code(manifest))
+    common = _common(manifest, project_settings)
+    python_code = python_code if python_code is not None else package_code_version()
+
+    def writes_as_of(uid: str, path: tuple[str, ...] = ()) -> bool:
+        node = nodes.get(uid)
+        if node is None or uid in path:
+            return False
+        if AS_OF_MACRO in _macros_used(node, closure):
+            return True
+        return any(
+            writes_as_of(parent, (*path, uid))
+            for parent in node.get("depends_on", {}).get("nodes", [])
+            if nodes.get(parent, {}).get("config", {}).get("materialized") == "ephemeral"
+        )
+
+    return {
+        uid: _sha(
+            common,
+            python_code,
+            code_version(uid),
+            as_of.isoformat() if writes_as_of(uid) else None,
+        )
+        for uid, node in nodes.items()
+        if node["resource_type"] == "model"
+        and node.get("config", {}).get("materialized") == "view"
     }
 
 
@@ -294,15 +364,24 @@ def recorded(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
         return {}
 
 
-def recorded_test_code(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """The code of each data test when it last passed (none before the column existed)."""
+def _recorded_column(con: duckdb.DuckDBPyConnection, column: str) -> dict[str, str]:
     try:
         rows = con.execute(
-            "select unique_id, test_code from meta.dbt_versions where test_code is not null"
+            f"select unique_id, {column} from meta.dbt_versions where {column} is not null"
         ).fetchall()
     except duckdb.Error:  # no table, or one without the column
         return {}
     return dict(rows)
+
+
+def recorded_test_code(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """The code of each data test when it last passed (none before the column existed)."""
+    return _recorded_column(con, "test_code")
+
+
+def recorded_definitions(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """The definition of each view when a passed build last created or kept it."""
+    return _recorded_column(con, "definition")
 
 
 def _identifier(node: Mapping[str, Any]) -> str:
@@ -335,14 +414,38 @@ def up_to_date(
     return skip
 
 
+def kept_views(
+    con: duckdb.DuckDBPyConnection,
+    manifest: Mapping[str, Any],
+    definitions: Mapping[str, str],
+    candidates: Iterable[str],
+    previous: Mapping[str, str],
+) -> set[str]:
+    """The views among ``candidates`` (nodes to build) a build may leave as they are: the
+    view is there and its definition is the one ``previous``ly recorded, so creating it again
+    would write the same statement (``view_definitions``)."""
+    existing = _existing_relations(con)
+    kept = set()
+    for uid in candidates:
+        node = manifest["nodes"].get(uid)
+        if node is None or uid not in definitions:
+            continue
+        relation = (str(node["schema"]).lower(), _identifier(node).lower())
+        if previous.get(uid) == definitions[uid] and relation in existing:
+            kept.add(uid)
+    return kept
+
+
 def record(
     con: duckdb.DuckDBPyConnection,
     versions: Mapping[str, str | None],
     built: Iterable[str],
     test_code: Mapping[str, str] | None = None,
+    definitions: Mapping[str, str] | None = None,
 ) -> int:
-    """Record the versions of the nodes a passed build built, and the code of its data tests
-    (``test_code``: ``test_code_versions``); the number recorded.
+    """Record the versions of the nodes a passed build built (or kept: a view), the code of
+    its data tests (``test_code``: ``test_code_versions``) and its views' definitions
+    (``definitions``: ``view_definitions``); the number recorded.
 
     One statement: the warehouse's connections checkpoint at every commit
     (``connection.CHECKPOINT_THRESHOLD``), and ``executemany`` commits a row at a time, which
@@ -350,15 +453,18 @@ def record(
     rows = [(uid, versions[uid]) for uid in sorted(set(built)) if versions.get(uid) is not None]
     con.execute("create schema if not exists meta")
     con.execute(VERSIONS_DDL)
-    con.execute(VERSIONS_TEST_CODE)
+    for statement in VERSIONS_NEW_COLUMNS:
+        con.execute(statement)
     if rows:
         con.execute(
             "insert or replace into meta.dbt_versions"
-            " select unnest($ids), unnest($versions), now(), unnest($codes)",
+            " (unique_id, version, built_at, test_code, definition)"
+            " select unnest($ids), unnest($versions), now(), unnest($codes), unnest($definitions)",
             {
                 "ids": [uid for uid, _ in rows],
                 "versions": [version for _, version in rows],
                 "codes": [(test_code or {}).get(uid) for uid, _ in rows],
+                "definitions": [(definitions or {}).get(uid) for uid, _ in rows],
             },
         )
     return len(rows)
@@ -466,14 +572,19 @@ class BuildPlan:
     selectors: Mapping[str, str]  # unique id -> a selection naming it alone
     test_code: Mapping[str, str] = field(default_factory=dict)  # test_code_versions
     tests_scoped: frozenset[str] = frozenset()  # scoped_test_models
+    # views whose parents' rows changed but not their definition: left as they are, their
+    # new versions recorded and their tests run (view_definitions)
+    kept: frozenset[str] = frozenset()
+    definitions: Mapping[str, str] = field(default_factory=dict)  # view_definitions
 
     def exclude_args(self) -> list[str]:
-        """dbt arguments that leave out the skipped nodes and tests; with indirect
-        selection `empty`, a test runs because it is selected, not because a model it
-        reads is (the tests of a skipped model are skipped by their own version)."""
-        if not self.skip:  # dbt's own selection: the excluded tags' tests go with them
+        """dbt arguments that leave out the skipped nodes and tests and the kept views; with
+        indirect selection `empty`, a test runs because it is selected, not because a model
+        it reads is (the tests of a skipped model are skipped by their own version; a kept
+        view's run)."""
+        if not self.skip and not self.kept:  # dbt's own selection: the excluded tags' tests go with them
             return []
-        excluded = sorted(self.selectors[uid] for uid in self.skip | self.left_out)
+        excluded = sorted(self.selectors[uid] for uid in self.skip | self.left_out | self.kept)
         return ["--indirect-selection", "empty", "--exclude", " ".join(excluded)]
 
     def summary(self) -> str:
@@ -484,7 +595,8 @@ class BuildPlan:
             f"{count(self.run, 'model')} models, {count(self.run, 'seed') + count(self.run, 'snapshot')}"
             f" seeds and snapshots, {count(self.run, 'test') + count(self.run, 'unit_test')} tests to build;"
             f" {count(self.skip, 'model')} models, {count(self.skip, 'seed') + count(self.skip, 'snapshot')}"
-            f" seeds and snapshots, {count(self.skip, 'test') + count(self.skip, 'unit_test')} tests up to date"
+            f" seeds and snapshots, {count(self.skip, 'test') + count(self.skip, 'unit_test')} tests up to date;"
+            f" {len(self.kept)} views kept as they are"
         )
 
 
@@ -529,6 +641,17 @@ def plan_build(
     previous = recorded(con) if skip_unchanged else {}
     skip = up_to_date(con, manifest, versions, candidates, previous) if skip_unchanged else set()
     skip = _closed_upwards(manifest, skip)
+    definitions = view_definitions(
+        manifest,
+        as_of=as_of,
+        project_settings=project_settings,
+        python_code=python_code if python_code is not None else package_code_version(),
+    )
+    kept = (
+        kept_views(con, manifest, definitions, candidates - skip, recorded_definitions(con))
+        if skip_unchanged
+        else set()
+    )
     # tests: skipped when their version is the one that last passed
     skip |= {
         uid
@@ -537,8 +660,8 @@ def plan_build(
         and versions[uid] is not None
         and previous.get(uid) == versions[uid]
     }
-    selectors = {uid: "fqn:" + ".".join(nodes[uid]["fqn"]) for uid in skip | left_out}
-    run = frozenset(candidates - skip)
+    selectors = {uid: "fqn:" + ".".join(nodes[uid]["fqn"]) for uid in skip | left_out | kept}
+    run = frozenset(candidates - skip - kept)
     test_code = test_code_versions(manifest)
     scoped = (
         scoped_test_models(manifest, run, test_code, recorded_test_code(con))
@@ -553,4 +676,6 @@ def plan_build(
         selectors=selectors,
         test_code=test_code,
         tests_scoped=scoped,
+        kept=frozenset(kept),
+        definitions=definitions,
     )

@@ -410,3 +410,65 @@ def test_a_passed_build_forgets_what_its_models_wrote(manifest: dict[str, Any]) 
         " and table_name like '%written_keys'"
     ).fetchall()
     assert left == [("stg_a__written_keys",)]  # not built: its rows are still to test
+
+
+def test_a_view_whose_definition_stands_is_kept_when_its_parents_rows_change(
+    manifest: dict[str, Any],
+) -> None:
+    """A view reads its parents when queried: a new load of what it reads changes its rows,
+    not the statement that creates it, so the build leaves it as it is (and runs its
+    tests); its code, anything upstream's code or the as-of date written into it (through
+    an ephemeral model too) makes the build create it again."""
+    manifest = copy.deepcopy(manifest)
+    nodes = manifest["nodes"]
+    nodes["test.bvs.not_null_view_b"] = _node("test", "not_null_view_b", ["model.bvs.view_b"])
+    nodes["model.bvs.eph_aged"] = _node(
+        "model", "eph_aged", ["model.bvs.stg_b"], ["months"], config={"materialized": "ephemeral"}
+    )
+    nodes["model.bvs.view_aged"] = _node(
+        "model", "view_aged", ["model.bvs.eph_aged"], config={"materialized": "view"}
+    )
+    con = _warehouse(manifest)
+    first = plan(con, manifest)
+    assert not first.kept  # nothing recorded: every view is created
+    dbt_versions.record(con, first.versions, first.run | first.kept, first.test_code, first.definitions)
+
+    def new_load_of_b(n: int) -> None:
+        con.execute(
+            f"update meta.raw_tables set load_id = 'load-b{n}' where table_name = 'raw.b__rows'"
+        )
+
+    new_load_of_b(2)
+    week = plan(con, manifest)
+    assert names(week.kept) == {"view_b", "view_aged"}
+    assert {"stg_b", "both", "aged", "not_null_view_b"} <= names(week.run)
+    assert not names(week.run) & {"view_b", "view_aged"}
+    excluded = set(week.exclude_args()[3].split())
+    assert {"fqn:bvs.view_b", "fqn:bvs.view_aged"} <= excluded
+    assert "fqn:bvs.not_null_view_b" not in excluded  # its tests read the new rows
+    assert week.versions["model.bvs.view_b"] != first.versions["model.bvs.view_b"]
+    dbt_versions.record(con, week.versions, week.run | week.kept, week.test_code, week.definitions)
+    assert dbt_versions.recorded(con)["model.bvs.view_b"] == week.versions["model.bvs.view_b"]
+
+    # the as-of date is written into view_aged (through its ephemeral parent), not view_b
+    new_load_of_b(3)
+    next_date = plan(con, manifest, AS_OF + dt.timedelta(days=7))
+    assert names(next_date.kept) == {"view_b"} and "view_aged" in names(next_date.run)
+
+    # code upstream (a parent's columns), the Python package, a dropped view: created again
+    upstream = copy.deepcopy(manifest)
+    upstream["nodes"]["model.bvs.stg_b"]["checksum"] = {"name": "sha256", "checksum": "stg_b-v2"}
+    assert names(plan(con, upstream).kept) == set()
+    assert (
+        plan_build(
+            con,
+            manifest,
+            as_of=AS_OF,
+            project_settings="vars: {}",
+            excluded_tags=["ledger"],
+            python_code="py2",
+        ).kept
+        == frozenset()
+    )
+    con.execute("drop table marts.view_b")
+    assert names(plan(con, manifest).kept) == {"view_aged"}

@@ -79,12 +79,17 @@ def dbt_models(
             except BaseException:
                 _stop(invocation.process)
                 raise
-        yield from stream_and_tidy(invocation)
+        events = stream_and_tidy(invocation)
+        if plan is not None and manifest is not None and plan.kept:
+            events = _with_kept_views(context, events, manifest, plan)
+        yield from events
         if plan is not None and manifest is not None:
-            # the build passed: what it ran is now up to date, and its tests have checked
-            # what the models wrote
+            # the build passed: what it ran (and the views it kept) is now up to date, and
+            # its tests have checked what the models wrote
             with warehouse(settings) as con:
-                dbt_versions.record(con, plan.versions, plan.run, plan.test_code)
+                dbt_versions.record(
+                    con, plan.versions, plan.run | plan.kept, plan.test_code, plan.definitions
+                )
                 dbt_versions.clear_written_keys(con, manifest, plan.run)
 
 
@@ -121,3 +126,60 @@ def _unchanged_outputs(
             data_version=dg.DataVersion(str(plan.versions[uid])),
             metadata={"unique_id": uid, "status": "up to date (not rebuilt)"},
         )
+
+
+def _built_parents(manifest: dict[str, Any], uid: str) -> set[str]:
+    """The models, seeds and snapshots a node reads, through ephemeral models (inlined SQL)."""
+    nodes, out = manifest["nodes"], set()
+    for parent in manifest["nodes"][uid].get("depends_on", {}).get("nodes", []):
+        node = nodes.get(parent)
+        if node is None or node["resource_type"] not in dbt_versions.BUILT_TYPES:
+            continue  # a source: a load outside this step, settled before it
+        if node.get("config", {}).get("materialized") == "ephemeral":
+            out |= _built_parents(manifest, parent)
+        else:
+            out.add(parent)
+    return out
+
+
+def _with_kept_views(
+    context: dg.AssetExecutionContext,
+    events: Iterator[Any],
+    manifest: dict[str, Any],
+    plan: dbt_versions.BuildPlan,
+) -> Iterator[Any]:
+    """dbt's events, with an output for each view the build keeps (``plan.kept``: its
+    definition unchanged, its parents' rows new) as soon as the last of its parents has
+    its own: after its parents and before its children, whose runs wait for those parents,
+    so Dagster records each child as built from the view's new data version."""
+    waiting = {
+        uid: _built_parents(manifest, uid)
+        for uid in dbt_versions.topological_order(manifest, plan.kept)
+    }
+    settled = set(plan.skip)  # their outputs came first (_unchanged_outputs)
+
+    def ready() -> Iterator[dg.Output]:
+        for uid in list(waiting):  # in dependency order: a kept view may read another
+            if waiting[uid] <= settled:
+                del waiting[uid]
+                settled.add(uid)
+                key = translator.get_asset_key(manifest["nodes"][uid])
+                if key in context.selected_asset_keys:
+                    yield dg.Output(
+                        None,
+                        output_name=key.to_python_identifier(),
+                        data_version=dg.DataVersion(str(plan.versions[uid])),
+                        metadata={"unique_id": uid, "status": "view kept (its definition unchanged)"},
+                    )
+
+    yield from ready()
+    for event in events:
+        yield event
+        if isinstance(event, dg.Output) and waiting:
+            uid = event.metadata.get("unique_id")
+            settled.add(str(getattr(uid, "value", uid)))
+            yield from ready()
+    # the build passed (a failed one raises above): a parent that gave no output of its
+    # own (not among the selected assets) was built all the same
+    settled |= {parent for parents in waiting.values() for parent in parents}
+    yield from ready()
