@@ -57,7 +57,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent  # pipelines/: the Python models' 
 VERSIONS_DDL = """
 create table if not exists meta.dbt_versions (
     unique_id varchar primary key,   -- model.bvs.entities
-    version varchar not null,        -- what its table was built from (pipelines/dbt_versions.py)
+    version varchar not null,        -- what its table was built from ('': nothing known)
     built_at timestamptz not null,
     test_code varchar,               -- a data test's own code (test_code_versions)
     definition varchar               -- a view's definition (view_definitions)
@@ -450,7 +450,13 @@ def record(
     One statement: the warehouse's connections checkpoint at every commit
     (``connection.CHECKPOINT_THRESHOLD``), and ``executemany`` commits a row at a time, which
     took 5.6 s for a week's 220 nodes on a 2 GB warehouse against 0.05 s."""
-    rows = [(uid, versions[uid]) for uid in sorted(set(built)) if versions.get(uid) is not None]
+    # a view without a version (built on a table that is not a load) is recorded for its
+    # definition, its version empty: it is never up to date, but it may be kept
+    rows = [
+        (uid, versions.get(uid) or "")
+        for uid in sorted(set(built))
+        if versions.get(uid) is not None or uid in (definitions or {})
+    ]
     con.execute("create schema if not exists meta")
     con.execute(VERSIONS_DDL)
     for statement in VERSIONS_NEW_COLUMNS:

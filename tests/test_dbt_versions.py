@@ -428,6 +428,10 @@ def test_a_view_whose_definition_stands_is_kept_when_its_parents_rows_change(
     nodes["model.bvs.view_aged"] = _node(
         "model", "view_aged", ["model.bvs.eph_aged"], config={"materialized": "view"}
     )
+    # on a table that is not a load: no version, built every time; as a view, kept
+    nodes["model.bvs.view_live"] = _node(
+        "model", "view_live", ["source.bvs.meta.loads"], config={"materialized": "view"}
+    )
     con = _warehouse(manifest)
     first = plan(con, manifest)
     assert not first.kept  # nothing recorded: every view is created
@@ -438,9 +442,11 @@ def test_a_view_whose_definition_stands_is_kept_when_its_parents_rows_change(
             f"update meta.raw_tables set load_id = 'load-b{n}' where table_name = 'raw.b__rows'"
         )
 
+    assert names(plan(con, manifest).kept) == {"view_live"}
     new_load_of_b(2)
     week = plan(con, manifest)
-    assert names(week.kept) == {"view_b", "view_aged"}
+    assert names(week.kept) == {"view_b", "view_aged", "view_live"}
+    assert week.versions["model.bvs.view_live"] is None
     assert {"stg_b", "both", "aged", "not_null_view_b"} <= names(week.run)
     assert not names(week.run) & {"view_b", "view_aged"}
     excluded = set(week.exclude_args()[3].split())
@@ -453,12 +459,13 @@ def test_a_view_whose_definition_stands_is_kept_when_its_parents_rows_change(
     # the as-of date is written into view_aged (through its ephemeral parent), not view_b
     new_load_of_b(3)
     next_date = plan(con, manifest, AS_OF + dt.timedelta(days=7))
-    assert names(next_date.kept) == {"view_b"} and "view_aged" in names(next_date.run)
+    assert names(next_date.kept) == {"view_b", "view_live"}
+    assert "view_aged" in names(next_date.run)
 
     # code upstream (a parent's columns), the Python package, a dropped view: created again
     upstream = copy.deepcopy(manifest)
     upstream["nodes"]["model.bvs.stg_b"]["checksum"] = {"name": "sha256", "checksum": "stg_b-v2"}
-    assert names(plan(con, upstream).kept) == set()
+    assert names(plan(con, upstream).kept) == {"view_live"}
     assert (
         plan_build(
             con,
@@ -471,4 +478,4 @@ def test_a_view_whose_definition_stands_is_kept_when_its_parents_rows_change(
         == frozenset()
     )
     con.execute("drop table marts.view_b")
-    assert names(plan(con, manifest).kept) == {"view_aged"}
+    assert names(plan(con, manifest).kept) == {"view_aged", "view_live"}

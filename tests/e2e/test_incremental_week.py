@@ -258,6 +258,7 @@ def test_the_next_week_keeps_the_views_whose_definition_stands(two_weeks: dict) 
     kept = {uid for uid, status in order if status.startswith("view kept")}
     assert "model.bvs.stg_adverse__records" in kept  # new adverse records: new rows
     assert "model.bvs.stg_ppsr__registrations" not in kept  # the as-of date is in its SQL
+    assert "model.bvs.tiles" in kept  # no version (it reads the live checks): kept all the same
     for uid in kept:
         name = uid.rsplit(".", 1)[-1]
         assert f"view model staging.{name} " not in two_weeks["log"]

@@ -11,8 +11,8 @@
 
     With `written_key`, a weekly build checks the combinations of the rows its builds wrote
     since the test last passed (macros/materializations/written_keys.sql): every row whose
-    `probe` value is that of a written row, so a written row that repeats a kept one is
-    found too. A combination that includes the key (abn, name), or whose `probe` belongs to
+    `probe` value is that of a written row (the written rows themselves when the probe is
+    the key), so a written row that repeats a kept one is found too. A combination that includes the key (abn, name), or whose `probe` belongs to
     one key (a name id), has all its rows there. Any other run checks every row.
 #}
 {% test unique_combination(model, combination_of_columns, written_key=none, probe=none) %}
@@ -25,7 +25,9 @@ with
 rows_to_check as (
 
     select * from {{ model }}
-    {%- if written %}
+    {%- if written and probe == written_key %}
+    where {{ written }}
+    {%- elif written %}
     where {{ probe }} in (select {{ probe }} from {{ model }} where {{ written }})
     {%- endif %}
 

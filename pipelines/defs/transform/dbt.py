@@ -164,11 +164,13 @@ def _with_kept_views(
                 del waiting[uid]
                 settled.add(uid)
                 key = translator.get_asset_key(manifest["nodes"][uid])
+                version = plan.versions.get(uid)
                 if key in context.selected_asset_keys:
                     yield dg.Output(
                         None,
                         output_name=key.to_python_identifier(),
-                        data_version=dg.DataVersion(str(plan.versions[uid])),
+                        # none known (built on a table that is not a load): Dagster's own
+                        data_version=dg.DataVersion(version) if version else None,
                         metadata={"unique_id": uid, "status": "view kept (its definition unchanged)"},
                     )
 
