@@ -389,6 +389,11 @@ def _identifier(node: Mapping[str, Any]) -> str:
     return str(node.get("alias") or node["name"])
 
 
+def _relation(node: Mapping[str, Any]) -> tuple[str, str]:
+    """A node's (schema, table), as ``_existing_relations`` lists them."""
+    return (str(node["schema"]).lower(), _identifier(node).lower())
+
+
 def up_to_date(
     con: duckdb.DuckDBPyConnection,
     manifest: Mapping[str, Any],
@@ -408,8 +413,7 @@ def up_to_date(
         if node.get("config", {}).get("materialized") == "ephemeral":
             continue
         version = versions.get(uid)
-        relation = (str(node["schema"]).lower(), _identifier(node).lower())
-        if version is not None and previous.get(uid) == version and relation in existing:
+        if version is not None and previous.get(uid) == version and _relation(node) in existing:
             skip.add(uid)
     return skip
 
@@ -430,8 +434,7 @@ def kept_views(
         node = manifest["nodes"].get(uid)
         if node is None or uid not in definitions:
             continue
-        relation = (str(node["schema"]).lower(), _identifier(node).lower())
-        if previous.get(uid) == definitions[uid] and relation in existing:
+        if previous.get(uid) == definitions[uid] and _relation(node) in existing:
             kept.add(uid)
     return kept
 

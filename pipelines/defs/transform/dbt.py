@@ -117,14 +117,25 @@ def _unchanged_outputs(
         node = manifest["nodes"].get(uid)
         if node is None or node["resource_type"] not in dbt_versions.BUILT_TYPES:
             continue
-        key = translator.get_asset_key(node)
-        if key not in context.selected_asset_keys:
-            continue
+        yield from _output_of(context, node, uid, plan.versions[uid], "up to date (not rebuilt)")
+
+
+def _output_of(
+    context: dg.AssetExecutionContext,
+    node: dict[str, Any],
+    uid: str,
+    version: str | None,
+    status: str,
+) -> Iterator[dg.Output]:
+    """The output of a model dbt does not run, if the run selected it; its version is its
+    data version (none known, built on a table that is not a load: Dagster's own)."""
+    key = translator.get_asset_key(node)
+    if key in context.selected_asset_keys:
         yield dg.Output(
             None,
             output_name=key.to_python_identifier(),
-            data_version=dg.DataVersion(str(plan.versions[uid])),
-            metadata={"unique_id": uid, "status": "up to date (not rebuilt)"},
+            data_version=dg.DataVersion(version) if version else None,
+            metadata={"unique_id": uid, "status": status},
         )
 
 
@@ -163,16 +174,13 @@ def _with_kept_views(
             if waiting[uid] <= settled:
                 del waiting[uid]
                 settled.add(uid)
-                key = translator.get_asset_key(manifest["nodes"][uid])
-                version = plan.versions.get(uid)
-                if key in context.selected_asset_keys:
-                    yield dg.Output(
-                        None,
-                        output_name=key.to_python_identifier(),
-                        # none known (built on a table that is not a load): Dagster's own
-                        data_version=dg.DataVersion(version) if version else None,
-                        metadata={"unique_id": uid, "status": "view kept (its definition unchanged)"},
-                    )
+                yield from _output_of(
+                    context,
+                    manifest["nodes"][uid],
+                    uid,
+                    plan.versions.get(uid),
+                    "view kept (its definition unchanged)",
+                )
 
     yield from ready()
     for event in events:
