@@ -7,7 +7,8 @@ ABNs whose ABR record changed (`stg_abr__abn_record_hashes`), `entities` and `en
 recompute only the ABNs whose records, names or companies changed (`int_entity_inputs`),
 `int_check_outcomes` only the ABNs whose inputs changed (`int_check_inputs`),
 `verifications` those ABNs' rows, and the similarity join matches only the register and
-entity names that changed (`int_matching__name_similarities`), the names' trigrams are
+entity names that changed (`int_matching__name_similarities`), the match tables only the
+records and the ABNs that changed (`match_table`, `int_matching__abn_inputs`), the names' trigrams are
 counted for the new names only (`int_search__name_trigram_counts`), the search index deletes
 and appends only the names and postings that changed (`search_names`, `search_words`), the
 verify lookup rewrites only the records that changed, and the snapshot is last week's file
@@ -16,8 +17,9 @@ staging, the entity marts, the similarity join, the trigram counts, `int_check_o
 everything downstream of them whole (`dbt run --full-refresh`), and every table of the two
 warehouses must hold the same rows (the search tables' ids in the same order: a week places
 its rows between the ids of their neighbours). Leave an input out of an input hash
-(`int_check_inputs`, `int_entity_inputs`) and the ABNs it changed keep last week's rows:
-this test fails.
+(`int_check_inputs`, `int_entity_inputs`, `int_matching__abn_inputs`), or a match table's
+pass for the changed records or ABNs, and the ABNs it changed keep last week's rows: this
+test fails.
 """
 
 from __future__ import annotations
@@ -52,6 +54,14 @@ NOT_COMPARED = {
     ("meta", "model_versions"),
     ("meta", "name_similarities__built"),
     ("meta", "search_words__abn_inputs"),
+    ("meta", "match_table_builds"),
+}
+# compared on the rows a whole build writes: the ABN side of the match tables without the
+# time each hash last changed (and an ABN gone keeps a row with a null hash)
+COMPARED_AS = {
+    ("intermediate", "int_matching__abn_inputs"): (
+        "(select abn, input_hash from {relation} where input_hash is not null)"
+    ),
 }
 # the models a week builds again only for the ABNs whose inputs changed (sliced_table)
 INCREMENTAL_BY_ABN = (
@@ -162,6 +172,28 @@ def test_the_next_week_recomputes_only_the_abns_whose_inputs_changed(two_weeks: 
     # the sole traders among the changed ABNs (and those no longer one) are keyed again
     traders_changed, traders = recomputed["int_matching__sole_traders_keyed"]
     assert 0 < traders_changed <= entities_changed and traders < abns
+
+
+def test_the_next_weeks_match_tables_match_only_the_records_and_abns_that_changed(
+    two_weeks: dict,
+) -> None:
+    found = {
+        model: tuple(int(n) for n in numbers)
+        for model, *numbers in re.findall(
+            r"(match_\w+): (\d+) of (\d+) records and (\d+) of (\d+) ABNs to match again",
+            two_weeks["log"],
+        )
+    }
+    tables = sorted(p.stem for p in (DBT_PROJECT / "models/marts/matching").glob("match_*.sql"))
+    assert sorted(found) == tables, "a match table was rebuilt whole, not incrementally"
+    for model, (records, all_records, abns, all_abns) in found.items():
+        # the ABNs whose entity, names or people changed, and the new ones: the same for
+        # every table, a few in a hundred
+        assert (abns, all_abns) == found["match_gazette"][2:], model
+        assert 0 < abns < all_abns / 10, model
+        assert records < all_records / 2, model
+    # the week brought new gazette notices and adverse records
+    assert found["match_gazette"][0] > 0 and found["match_adverse"][0] > 0
 
 
 def test_the_next_week_matches_only_the_names_that_changed(two_weeks: dict) -> None:
@@ -315,6 +347,11 @@ def test_an_incremental_week_equals_a_whole_build_of_the_same_files(two_weeks: d
             continue
         name = f'"{schema}"."{table}"'
         rows = {side: f"{side}.{name}" for side in ("whole", "incremental")}
+        if (schema, table) in COMPARED_AS:
+            rows = {
+                side: COMPARED_AS[schema, table].format(relation=relation)
+                for side, relation in rows.items()
+            }
         if (schema, table) in ORDERED_IDS:
             column, others = ORDERED_IDS[schema, table]
             left_out = ", ".join((column, *others))

@@ -49,13 +49,19 @@
     when a record has several names. A record whose listed identifier names an entity has no
     name threshold (listed_identifier_found): a name match of a record that lists an ABN or
     ACN says so in identifier_note ("listed ABN ... not found").
+
+    The records and the ABNs' rows are read through the markers of the `match_table`
+    materialisation (macros/materializations/match_table.sql), which a week replaces with
+    the changed records and ABNs.
 #}
 {% macro register_matches(records, key_columns) -%}
+-- the ABNs whose rows changed, for a week's build: {{ ref('int_matching__abn_inputs') }}
 with
 
 records as (
 
-    select * from {{ records }}
+    select * from {{ records }} as records
+    where {{ bvs.match_records('records', key_columns) }}
 
 ),
 
@@ -63,20 +69,23 @@ records as (
 -- through `records`, every record's name would be, as DuckDB computes a CTE read twice once)
 name_records as (
 
-    select * from {{ records }}
+    select * from {{ records }} as records
     where name_threshold is not null
+        and {{ bvs.match_records('records', key_columns) }}
 
 ),
 
 entities as (
 
-    select abn, acn from {{ ref('entities') }}
+    select abn, acn from {{ ref('entities') }} as entities
+    where {{ bvs.match_abns('entities.abn') }}
 
 ),
 
 entity_names as (
 
-    select abn, name, name_normalised from {{ ref('entity_names') }}
+    select abn, name, name_normalised from {{ ref('entity_names') }} as entity_names
+    where {{ bvs.match_abns('entity_names.abn') }}
 
 ),
 
@@ -163,20 +172,27 @@ select * from final
                     given names; liquidators, advisers).
     Both join on the surname and the first initial first (people are blocked by them: every
     register spells the surname in full, and a person's first name starts with the same
-    letter in every register); score is the similarity either way.
+    letter in every register); score is the similarity either way. The records (`records`,
+    keyed by `key_columns`) and the people are read through the markers of the
+    `match_table` materialisation, as in register_matches.
 #}
 {% macro person_matches(records, key_columns, name_column, rule, threshold=none) -%}
+-- the ABNs whose rows changed, for a week's build: {{ ref('int_matching__abn_inputs') }}
 with
 
 register_people as (
 
-    {{ bvs.select_person_keys(records, name_column) }}
+    {{ bvs.select_person_keys(
+        '(select * from ' ~ records ~ ' as records where ' ~ bvs.match_records('records', key_columns) ~ ')',
+        name_column
+    ) }}
 
 ),
 
 people as (
 
-    select * from {{ ref('int_matching__people_keyed') }}
+    select * from {{ ref('int_matching__people_keyed') }} as people
+    where {{ bvs.match_abns('people.abn') }}
 
 ),
 

@@ -9,7 +9,12 @@
 -- week (int_matching__sole_traders_keyed); the directors current on the as-of date are
 -- found again each build.
 
-{{ config(materialized='table') }}
+-- The post-hook records when it was built, for the match tables
+-- (macros/materializations/match_table.sql).
+{{ config(
+    materialized='table',
+    post_hook="{{ bvs.record_match_input_build() }}",
+) }}
 
 with
 

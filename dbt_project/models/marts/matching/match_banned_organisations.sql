@@ -1,4 +1,9 @@
 -- Every (banned organisations record, ABN) pair that meets the register's rule, with the method and
 -- score: the rule is in int_match_records__banned_organisations.
 
+{{ config(
+    materialized=bvs.match_table_materialization(),
+    match_record_inputs=['int_match_records__banned_organisations'],
+) }}
+
 {{ bvs.register_matches(ref('int_match_records__banned_organisations'), ['organisation_name']) }}

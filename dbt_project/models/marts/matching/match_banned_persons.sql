@@ -3,6 +3,11 @@
 -- directors of the entity's company (director_name). Keyed by name and start date: the
 -- register has no record id.
 
+{{ config(
+    materialized=bvs.match_table_materialization(),
+    match_record_inputs=['stg_asic__banned_persons'],
+) }}
+
 with
 
 banned_persons as (

@@ -3,6 +3,11 @@
 -- or a current director of the entity's company who is (FINANCIAL_ADVISER_BANNED reads
 -- these with the adviser's status).
 
+{{ config(
+    materialized=bvs.match_table_materialization(),
+    match_record_inputs=['int_match_records__financial_advisers', 'stg_asic__financial_advisers'],
+) }}
+
 with
 
 register_matches as (

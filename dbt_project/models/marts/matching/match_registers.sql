@@ -1,4 +1,9 @@
 -- Every (registers record, ABN) pair that meets the register's rule, with the method and
 -- score: the rule is in int_match_records__registers.
 
+{{ config(
+    materialized=bvs.match_table_materialization(),
+    match_record_inputs=['int_match_records__registers'],
+) }}
+
 {{ bvs.register_matches(ref('int_match_records__registers'), ['register', 'record_id']) }}
