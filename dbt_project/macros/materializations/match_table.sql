@@ -187,7 +187,7 @@
     would cost more than the week's matching (2 s for the 334,000 business names at 2 M). -#}
 {% macro match_table_record_inputs(keys) -%}
   {%- set located = ['source_file', 'source_line', 'match_name_normalised'] -%}
-  select record_hash, sum(row_hash) as input_hash
+  select record_hash, hash(sum(row_hash)) as input_hash
   from (
     {%- for name in config.require('match_record_inputs') %}
     select

@@ -48,12 +48,13 @@ people_rows as (
 
 ),
 
--- a sum of the row hashes, not an exclusive or: two equal rows do not cancel out
+-- the hash of a sum of the row hashes, not of an exclusive or: two equal rows do not cancel
+-- out (and 8 bytes an ABN, not the sum's 16)
 inputs as (
 
     select
         abn,
-        sum(row_hash) as input_hash
+        hash(sum(row_hash)) as input_hash
     from (
         select * from entity_rows
         union all
