@@ -469,6 +469,30 @@ def test_the_search_index_is_rebuilt_whole_when_what_it_reads_changed(two_weeks:
         assert recorded == entities
 
 
+def test_a_match_table_is_built_whole_when_its_abn_side_may_be_behind(two_weeks: dict) -> None:
+    """A week's match table takes the ABNs int_matching__abn_inputs stamped since the table
+    was built. When a model that hashes was built after it (a build that left it out), or
+    it was built whole since (every stamp new, the ABNs gone forgotten), the table cannot
+    tell which ABNs changed and is built whole; once the ABN side is built again after them,
+    a build matches again only what changed: nothing, on the same files."""
+    _, env, work = _warehouse_copy(two_weeks, "abn-side")
+    nothing = re.compile(r"match_gazette: 0 of \d+ records and 0 of \d+ ABNs to match again")
+
+    def run(*args: str) -> str:
+        return _dbt(["run", *args], env, work)
+
+    run("--select", "match_gazette")  # whole: the copy's catalog name is in its compiled SQL
+    assert nothing.search(run("--select", "match_gazette"))
+    run("--select", "entities")
+    behind = "match_gazette: int_matching__abn_inputs is older than what it hashes: a whole build"
+    assert behind in run("--select", "match_gazette")
+    assert nothing.search(run("--select", "int_matching__abn_inputs match_gazette"))
+    run("--full-refresh", "--select", "int_matching__abn_inputs")
+    rebuilt = "match_gazette: int_matching__abn_inputs was built whole since: a whole build"
+    assert rebuilt in run("--select", "match_gazette")
+    assert nothing.search(run("--select", "match_gazette"))
+
+
 def _dbt_test(tests: list[str], env: dict[str, str], work: Path) -> set[str]:
     """`dbt test` of ``tests``: the names of those that failed."""
     folders = ["--project-dir", str(DBT_PROJECT), "--profiles-dir", str(DBT_PROJECT)]
