@@ -277,9 +277,15 @@
     {{ log(this.identifier ~ ': int_matching__abn_inputs was built whole since: a whole build', info=True) }}
     {{ return(none) }}
   {%- endif -%}
+  {#- the models the ABN side hashes: its parents in the graph (each records its builds) -#}
+  {%- set abn_inputs_node = graph.nodes.values() | selectattr('name', 'equalto', 'int_matching__abn_inputs') | first -%}
+  {%- set hashed = [] -%}
+  {%- for parent in abn_inputs_node.depends_on.nodes -%}
+    {%- do hashed.append("'" ~ graph.nodes[parent].name ~ "'") -%}
+  {%- endfor -%}
   {%- set stale = run_query(
       "select count(*) from meta.model_versions as read"
-      ~ " where read.model in ('entities', 'entity_names', 'int_matching__people_keyed')"
+      ~ " where read.model in (" ~ hashed | join(', ') ~ ")"
       ~ " and read.built_at > coalesce((select built_at from meta.model_versions where model = 'int_matching__abn_inputs'), '-infinity'::timestamp)") -%}
   {%- if stale.columns[0].values()[0] | int > 0 -%}
     {{ log(this.identifier ~ ': int_matching__abn_inputs is older than what it hashes: a whole build', info=True) }}
