@@ -37,6 +37,7 @@ import dagster as dg
 import duckdb
 import pytest
 
+from pipelines.dbt import publish_keys
 from pipelines.serving.search import ID_SPACING, search
 from pipelines.settings import get_settings
 from pipelines.warehouse.snapshot import current_snapshot
@@ -249,6 +250,17 @@ def test_the_next_weeks_snapshot_updates_the_rows_that_changed(two_weeks: dict) 
         method, rows = written[table]
         assert method == "updated", (table, method)
         assert 0 < rows < info.tables[table] / 10
+    # every table with a publish_key (the match tables, the flags, the officeholders) was
+    # compared by its keys: updated, or copied for too many changed keys, never for want of one
+    manifest = json.loads((DBT_PROJECT / "target" / "manifest.json").read_text())
+    keyed = set(publish_keys(manifest))
+    assert {"marts.match_gazette", "marts.risk_flags", "marts.network_officeholders"} <= keyed
+    reasons = dict(
+        con.execute("select table_name, reason from snap.meta.snapshot_tables").fetchall()
+    )
+    for table in keyed & set(written):
+        assert "keys changed" in reasons[table], (table, reasons[table])
+    assert sum(written[table][0] == "updated" for table in keyed) >= 10
     assert "kept" in {method for method, _ in written.values()}
     # the search index, which the warehouse appended to, is stored in id order again
     for table, column in (("search_names", "name_id"), ("search_words", "posting_id")):

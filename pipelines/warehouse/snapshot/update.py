@@ -12,7 +12,9 @@ DuckDB file compresses every value again. So when a current snapshot exists:
    * ``kept``: a table without a key whose row count and ``sum(hash(row))`` equal the
      clone's;
    * ``updated``: a table with a key (the model's ``meta.publish_key``, passed in as
-     ``keys``) whose rows changed for at most ``UPDATE_MAX_SHARE`` of its keys, this week
+     ``keys``: the table's grain, the columns of one of its uniqueness tests, two nulls
+     counting equal as they do there; tests/test_dbt_manifest.py holds every key to one)
+     whose rows changed for at most ``UPDATE_MAX_SHARE`` of its keys, this week
      and summed over the weeks since it was last copied whole. The changed
      keys are those whose row hash differs, leaving out the fixed-width columns that hold one
      value in every row of the warehouse's table (``as_of_date``: set on every row
@@ -32,12 +34,12 @@ DuckDB file compresses every value again. So when a current snapshot exists:
 3. **drop** what is copied again, the views and the metadata tables, and checkpoint, so the
    copies reuse those blocks and the file does not grow;
 4. **write**, in one transaction: the copies; for an update, the changed keys' rows deleted
-   and the warehouse's inserted (in key order), the one-value columns set; then the updated
-   table is checked against the warehouse and copied whole if it differs, which a key that
-   is null in some row would cause. Keys found on every column, or on an input hash under
-   the code the clone's table was built with, need only no null among them and equal row
-   counts; else the whole table is compared (row count and ``sum(hash(row))``: 1.9 s a
-   side for ``verifications`` at 2 M ABNs).
+   and the warehouse's inserted (in key order; keys compared null-safe), the one-value
+   columns set; then the updated table is checked against the warehouse and copied whole
+   if it differs. Keys found on every column, or on an input hash under the code the
+   clone's table was built with, need only equal row counts; else the whole table is
+   compared (row count and ``sum(hash(row))``: 1.9 s a side for ``verifications`` at 2 M
+   ABNs).
 
 The clone's comments are cleared before the warehouse's are written (``clear_comments``),
 so a kept table does not keep a description the warehouse dropped.
@@ -259,14 +261,20 @@ def plan_tables(
         else:
             row_hash = f"hash({', '.join(quote(c) for c, _ in columns if c not in constant)})"
         on = ", ".join(quote(c) for c in key)
+        same_key = " and ".join(
+            f"new_rows.{quote(c)} is not distinct from old_rows.{quote(c)}" for c in key
+        )
+        either = ", ".join(
+            f"coalesce(new_rows.{quote(c)}, old_rows.{quote(c)}) as {quote(c)}" for c in key
+        )
         changed_keys = f"bvs_publish_changed_{number}"
         cur.execute(
             f"""
             create or replace temporary table {changed_keys} as
-            select {on}
+            select {either}
             from (select {on}, {row_hash} as row_hash from {source}) as new_rows
             full outer join (select {on}, {row_hash} as row_hash from {target}) as old_rows
-                using ({on})
+                on {same_key}
             where new_rows.row_hash is distinct from old_rows.row_hash
             """
         )
@@ -313,12 +321,14 @@ def write_table(cur: duckdb.DuckDBPyConnection, catalog: str, snap: str, plan: T
     if plan.method == "kept":
         return
     if plan.method == "updated":
-        on = " and ".join(f"t.{quote(c)} = k.{quote(c)}" for c in plan.key)
-        order = ", ".join(quote(c) for c in plan.key)
-        cur.execute(f"delete from {target} as t using {plan.changed_keys} as k where {on}")
+        # null-safe: a key column may be null in some rows (the table's grain, as its
+        # uniqueness test groups it, counts two nulls equal)
+        same = " and ".join(f"t.{quote(c)} is not distinct from k.{quote(c)}" for c in plan.key)
+        order = ", ".join(f"t.{quote(c)}" for c in plan.key)
+        cur.execute(f"delete from {target} as t using {plan.changed_keys} as k where {same}")
         cur.execute(
-            f"insert into {target} select w.* from {source} as w "
-            f"semi join {plan.changed_keys} as k using ({order}) order by {order}"
+            f"insert into {target} select t.* from {source} as t "
+            f"semi join {plan.changed_keys} as k on {same} order by {order}"
         )
         for column in plan.constant_columns:
             value = f"(select any_value({quote(column)}) from {source})"
@@ -326,13 +336,11 @@ def write_table(cur: duckdb.DuckDBPyConnection, catalog: str, snap: str, plan: T
                 f"update {target} set {quote(column)} = {value} "
                 f"where {quote(column)} is distinct from {value}"
             )
-        # Complete keys give the warehouse's rows unless one is null (the delete and insert
-        # find no row by it); else rows can differ under the same input hash (new code), so
-        # the table is compared whole.
+        # Complete keys of the table's grain give the warehouse's rows, and the counts
+        # confirm it; else rows can differ under the same input hash (new code), so the
+        # table is compared whole.
         if plan.keys_complete:
-            nulls = " or ".join(f"{quote(c)} is null" for c in plan.key)
-            missed = _count(cur, f"(select * from {plan.changed_keys} where {nulls})")
-            if not missed and _count(cur, source) == _count(cur, target):
+            if _count(cur, source) == _count(cur, target):
                 return
         elif _fingerprint(cur, source) == _fingerprint(cur, target):
             return
