@@ -136,13 +136,13 @@ def name_similarities_week(
     entities = entity_rows(entity_names)
     suffix = _suffix()
     result = f"bvs_similarity_result_{suffix}"
+    added = f"bvs_similarity_added_{suffix}"  # a week's entity names new since the last run
     reason = _why_whole(con, previous)
     entity_count = int(_one(con, f"select count(*) from ({entities.sql_query()})")[0])
     week: WeekJoin | None = None
     if reason is None:
         assert previous is not None
         kinds = f"bvs_similarity_register_kinds_{suffix}"
-        added = f"bvs_similarity_added_{suffix}"
         con.execute(
             f"""
             create temp table {kinds} as
@@ -205,7 +205,8 @@ def name_similarities_week(
                 0,
             )
         con.execute(f"drop table {kinds}")
-        con.execute(f"drop table {added}")
+        if week is None:
+            con.execute(f"drop table {added}")
     if week is None:
         registers_list = [(str(n), float(t)) for n, t in registers.fetchall()]
         relation = matched_pairs(
@@ -215,7 +216,11 @@ def name_similarities_week(
         week = WeekJoin("whole", reason or "", len(registers_list), entity_count, 0)
     pairs, checksum = _checksum(con, result)
     week = WeekJoin(week.mode, week.reason, week.registers_matched, week.entities_matched, pairs)
-    _record(con, registers, entities, week, checksum)
+    if week.mode == "changes":
+        _record(con, registers, entities, week, checksum, added=added)
+        con.execute(f"drop table {added}")
+    else:
+        _record(con, registers, entities, week, checksum)
     log.info("name similarities: %s (%s), %d pairs", week.mode, week.reason, pairs)
     return con.table(result), week
 
@@ -226,19 +231,37 @@ def _record(
     entities: duckdb.DuckDBPyRelation,
     week: WeekJoin,
     checksum: str,
+    *,
+    added: str | None = None,
 ) -> None:
     """What the pairs were matched from. dbt-duckdb runs a Python model on the model's own
     cursor, so this is committed with the model's table; should the table still not be
-    these pairs, the checksum no longer matches it and the next run is whole."""
+    these pairs, the checksum no longer matches it and the next run is whole.
+
+    After a week's join, ``added`` (the table of the entity names new since the last run)
+    is given: the entity names recorded are then updated, the names gone deleted and the
+    new ones inserted, rather than all written again (2 M names at 2 M ABNs, 1.5 s)."""
     con.execute(f"create schema if not exists {STATE_SCHEMA}")
     con.execute(
         f"create or replace table {REGISTERS} as"
         f" select name_normalised, name_threshold from ({registers.sql_query()})"
     )
-    con.execute(
-        f"create or replace table {ENTITIES} as"
-        f" select name_normalised from ({entities.sql_query()})"
-    )
+    if added is None:
+        con.execute(
+            f"create or replace table {ENTITIES} as"
+            f" select name_normalised from ({entities.sql_query()})"
+        )
+    else:
+        con.execute(
+            f"""
+            delete from {ENTITIES} as last
+            where not exists (
+                select 1 from ({entities.sql_query()}) as entities
+                where entities.name_normalised = last.name_normalised
+            )
+            """
+        )
+        con.execute(f"insert into {ENTITIES} select name_normalised from {added}")
     con.execute(
         f"""
         create or replace table {BUILT} (

@@ -58,11 +58,14 @@ NOT_COMPARED = {
     ("meta", "match_table_builds"),
 }
 # compared on the rows a whole build writes: the ABN side of the match tables without the
-# time each hash last changed (and an ABN gone keeps a row with a null hash)
+# time each hash last changed (and an ABN gone keeps a row with a null hash); the keyed
+# entity names without their ids
 COMPARED_AS = {
     ("intermediate", "int_matching__abn_inputs"): (
         "(select abn, input_hash from {relation} where input_hash is not null)"
     ),
+    # the same names; a week numbers its new names after the kept ones, a whole build in order
+    ("intermediate", "int_matching__entity_names_keyed"): "(select name_normalised from {relation})",
 }
 # the models a week builds again only for the ABNs whose inputs changed (sliced_table)
 INCREMENTAL_BY_ABN = (
@@ -207,6 +210,18 @@ def test_the_next_week_matches_only_the_names_that_changed(two_weeks: dict) -> N
     ).fetchall()[0]
     assert mode == "changes"
     assert 0 < entities < all_entities / 10  # new ABNs' names and changed names
+    # the keyed names kept their ids and the week's new names were numbered after them: in
+    # id order the names run in name order twice, the kept ones, then the new ones
+    (descents,) = con.execute(
+        """
+        select count(*) filter (where name_normalised < previous)
+        from (
+            select name_normalised, lag(name_normalised) over (order by name_id) as previous
+            from intermediate.int_matching__entity_names_keyed
+        )
+        """
+    ).fetchall()[0]
+    assert descents == 1
 
 
 def test_the_next_weeks_search_index_appends_only_the_names_that_changed(

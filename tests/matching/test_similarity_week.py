@@ -12,15 +12,15 @@ import duckdb
 import pytest
 
 from pipelines.matching.similarity import name_similarities
-from pipelines.matching.similarity_week import BUILT, WeekJoin, name_similarities_week
+from pipelines.matching.similarity_week import BUILT, ENTITIES, WeekJoin, name_similarities_week
 from tests.matching.test_similarity import THRESHOLDS, _names
 
 PAIRS = "main.pairs"
 
 
 def _load(con: duckdb.DuckDBPyConnection, registers: dict[str, float], entities: list[str]):
-    """The week's inputs, entity names numbered afresh in name order (as the keyed model
-    numbers them every week)."""
+    """The week's inputs, entity names numbered afresh in name order: the join keys the
+    names by id within a run only, so a week's ids need not be last week's."""
     con.execute(
         "create or replace table registers (name_normalised varchar, name_threshold double)"
     )
@@ -105,6 +105,26 @@ def test_a_week_of_changed_names_gives_the_whole_joins_pairs(weeks: dict) -> Non
     new_entities = set(weeks["next_entities"]) - set(weeks["entities"])
     assert any(r in weeks["kept"] and e in new_entities for r, e, _ in whole)
     assert any(r in changed and e not in new_entities for r, e, _ in whole)
+
+
+def test_a_weeks_record_of_entity_names_is_the_weeks_names(weeks: dict) -> None:
+    """After a week's join the recorded entity names are updated, not written again: the
+    names gone deleted and the new ones inserted give the week's names, so the week after
+    finds as new exactly the names it adds (one that went and came back among them)."""
+    con = duckdb.connect()
+    _load(con, weeks["registers"], weeks["entities"])
+    _week(con)
+    _load(con, weeks["next_registers"], weeks["next_entities"])
+    week, _ = _week(con)
+    assert week.mode == "changes", week.reason
+    recorded = con.execute(f"select name_normalised from {ENTITIES}").fetchall()
+    assert sorted(n for (n,) in recorded) == sorted(set(weeks["next_entities"]))
+
+    gone = [e for i, e in enumerate(weeks["entities"]) if not i % 13][:5]
+    _load(con, weeks["next_registers"], [*weeks["next_entities"], *gone])
+    third, pairs = _week(con)
+    assert (third.mode, third.entities_matched) == ("changes", len(set(gone)))
+    assert pairs == _whole(con)
 
 
 def test_a_pairs_table_the_record_does_not_describe_is_built_whole(weeks: dict) -> None:
