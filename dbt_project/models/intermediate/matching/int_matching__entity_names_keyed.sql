@@ -8,31 +8,30 @@
 -- the names of one run (pipelines/matching/similarity.py), read nowhere else, so a week
 -- need not renumber the names to keep them in order: a whole build sorted and wrote every
 -- name again each week (3.9 s at 2 M ABNs), where a week now writes the 1 % that are new.
--- Which names are keyed is `bvs.entity_names_to_key()`, read by the pre-hook too.
+-- Which names are keyed is `bvs.entity_names_to_key()`; a week's pre-hook finds them once,
+-- into a temporary table that the delete and the model both read.
 
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
     on_schema_change='fail',
-    pre_hook="{% if is_incremental() %}{{ bvs.delete_names_gone(this, '(' ~ bvs.entity_names_to_key() ~ ')') }}{% endif %}",
+    pre_hook="{% if is_incremental() %}
+        create or replace temporary table {{ bvs.entity_names_now() }} as {{ bvs.entity_names_to_key() }};
+        {{ bvs.delete_names_gone(this, bvs.entity_names_now()) }}
+    {% endif %}",
+    post_hook="drop table if exists {{ bvs.entity_names_now() }}",
 ) }}
 
 with
-
-distinct_names as (
-
-    {{ bvs.entity_names_to_key() }}
-
-),
 
 {% if is_incremental() %}
 
 new_names as (
 
-    select distinct_names.name_normalised
-    from distinct_names
+    select names.name_normalised
+    from {{ bvs.entity_names_now() }} as names
     anti join {{ this }} as keyed
-        on distinct_names.name_normalised = keyed.name_normalised
+        on names.name_normalised = keyed.name_normalised
 
 ),
 
@@ -47,6 +46,12 @@ final as (
 )
 
 {% else %}
+
+distinct_names as (
+
+    {{ bvs.entity_names_to_key() }}
+
+),
 
 final as (
 
