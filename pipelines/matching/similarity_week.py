@@ -240,7 +240,7 @@ def _record(
 
     After a week's join, ``added`` (the table of the entity names new since the last run)
     is given: the entity names recorded are then updated, the names gone deleted and the
-    new ones inserted, rather than all written again (2 M names at 2 M ABNs, 1.5 s)."""
+    new ones inserted, rather than all written again."""
     con.execute(f"create schema if not exists {STATE_SCHEMA}")
     con.execute(
         f"create or replace table {REGISTERS} as"
