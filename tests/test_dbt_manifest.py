@@ -72,8 +72,9 @@ def test_every_publish_key_is_its_tables_grain() -> None:
     (pipelines/warehouse/snapshot/update.py): a key two rows share could hide a change, so
     every model's publish_key is the columns of one of its uniqueness tests."""
     manifest = json.loads(prepare_manifest(get_settings()).read_bytes())
-    grains: dict[str, set[frozenset[str]]] = {}
-    for node in manifest["nodes"].values():
+    nodes = manifest["nodes"]
+    grains: dict[str, set[frozenset[str]]] = {}  # "schema.table" -> its uniqueness tests
+    for node in nodes.values():
         test = node.get("test_metadata") or {}
         kwargs = test.get("kwargs", {})
         if test.get("name") == "unique":
@@ -82,15 +83,13 @@ def test_every_publish_key_is_its_tables_grain() -> None:
             columns = frozenset(kwargs["combination_of_columns"])
         else:
             continue
-        grains.setdefault(node["attached_node"], set()).add(columns)
-    keyed = {
-        uid: node["config"]["meta"]["publish_key"]
-        for uid, node in manifest["nodes"].items()
-        if node["resource_type"] == "model" and "publish_key" in node["config"].get("meta", {})
-    }
+        model = nodes[node["attached_node"]]
+        table = f"{model['schema']}.{model.get('alias') or model['name']}"
+        grains.setdefault(table, set()).add(columns)
+    keyed = publish_keys(manifest)
     assert len(keyed) >= 20  # the tables per ABN, the match tables, the flags and links
-    for uid, key in keyed.items():
-        assert frozenset(key) in grains.get(uid, set()), (uid, key)
+    for table, key in keyed.items():
+        assert frozenset(key) in grains.get(table, set()), (table, key)
 
 
 def test_the_tables_stored_in_an_order_are_the_models_publish_order_meta() -> None:

@@ -205,8 +205,6 @@ def name_similarities_week(
                 0,
             )
         con.execute(f"drop table {kinds}")
-        if week is None:
-            con.execute(f"drop table {added}")
     if week is None:
         registers_list = [(str(n), float(t)) for n, t in registers.fetchall()]
         relation = matched_pairs(
@@ -216,11 +214,8 @@ def name_similarities_week(
         week = WeekJoin("whole", reason or "", len(registers_list), entity_count, 0)
     pairs, checksum = _checksum(con, result)
     week = WeekJoin(week.mode, week.reason, week.registers_matched, week.entities_matched, pairs)
-    if week.mode == "changes":
-        _record(con, registers, entities, week, checksum, added=added)
-        con.execute(f"drop table {added}")
-    else:
-        _record(con, registers, entities, week, checksum)
+    _record(con, registers, entities, week, checksum, added=added if week.mode == "changes" else None)
+    con.execute(f"drop table if exists {added}")
     log.info("name similarities: %s (%s), %d pairs", week.mode, week.reason, pairs)
     return con.table(result), week
 

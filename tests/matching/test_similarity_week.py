@@ -42,6 +42,15 @@ def _week(con: duckdb.DuckDBPyConnection, **kwargs) -> tuple[WeekJoin, set[tuple
     return week, set(con.execute(f"select * from {PAIRS}").fetchall())
 
 
+def _next_week(weeks: dict) -> tuple[duckdb.DuckDBPyConnection, WeekJoin, set[tuple]]:
+    """A first week's run, then the next week's on its changed names."""
+    con = duckdb.connect()
+    _load(con, weeks["registers"], weeks["entities"])
+    _week(con)
+    _load(con, weeks["next_registers"], weeks["next_entities"])
+    return con, *_week(con)
+
+
 def _whole(con: duckdb.DuckDBPyConnection) -> set[tuple]:
     relation = name_similarities(con, con.table("registers"), con.table("entities"), batch_rows=97)
     return set(relation.fetchall())
@@ -87,11 +96,7 @@ def test_the_first_run_is_whole_and_a_run_on_the_same_names_matches_nothing(week
 
 
 def test_a_week_of_changed_names_gives_the_whole_joins_pairs(weeks: dict) -> None:
-    con = duckdb.connect()
-    _load(con, weeks["registers"], weeks["entities"])
-    _week(con)
-    _load(con, weeks["next_registers"], weeks["next_entities"])
-    week, pairs = _week(con)
+    con, week, pairs = _next_week(weeks)
     assert week.mode == "changes", week.reason
     new_registers = {n for n in weeks["next_registers"] if n not in weeks["registers"]}
     changed = {n for n in weeks["next_registers"] if n not in weeks["kept"]}
@@ -111,11 +116,7 @@ def test_a_weeks_record_of_entity_names_is_the_weeks_names(weeks: dict) -> None:
     """After a week's join the recorded entity names are updated, not written again: the
     names gone deleted and the new ones inserted give the week's names, so the week after
     finds as new exactly the names it adds (one that went and came back among them)."""
-    con = duckdb.connect()
-    _load(con, weeks["registers"], weeks["entities"])
-    _week(con)
-    _load(con, weeks["next_registers"], weeks["next_entities"])
-    week, _ = _week(con)
+    con, week, _ = _next_week(weeks)
     assert week.mode == "changes", week.reason
     recorded = con.execute(f"select name_normalised from {ENTITIES}").fetchall()
     assert sorted(n for (n,) in recorded) == sorted(set(weeks["next_entities"]))
