@@ -234,6 +234,14 @@ def test_the_next_weeks_search_index_appends_only_the_names_that_changed(
         ).fetchall()[0]
         # a whole build's ids are multiples of the spacing; a week's are between them
         assert 0 < placed < rows / 10, table
+    # the words' counts take the week's deltas, not a count of every posting
+    found = re.search(
+        r"search_word_frequencies: (\d+) words whose postings changed counted again",
+        two_weeks["log"],
+    )
+    assert found, "the next week counted every posting of search_word_frequencies again"
+    (words,) = con.execute("select count(*) from marts.search_word_frequencies").fetchone()
+    assert 0 < int(found.group(1)) < words
 
 
 def test_the_next_weeks_verify_lookup_rewrites_only_the_records_that_changed(
@@ -466,6 +474,7 @@ def test_the_search_index_is_rebuilt_whole_when_its_code_changed(two_weeks: dict
         assert {model for model, _ in recorded} == {
             "int_search__name_trigram_counts",
             "search_names",
+            "search_word_frequencies",
             "search_words",
         }
         assert "older" not in {code for _, code in recorded}
@@ -494,6 +503,48 @@ def test_the_search_index_is_rebuilt_whole_when_what_it_reads_changed(two_weeks:
         (recorded,) = con.execute("select count(*) from meta.search_words__abn_inputs").fetchone()
         (entities,) = con.execute("select count(*) from marts.entities").fetchone()
         assert recorded == entities
+
+
+def test_the_word_counts_are_taken_again_when_the_weeks_deltas_are_not_known(
+    two_weeks: dict,
+) -> None:
+    """search_word_frequencies adds the postings search_words deleted and appended since
+    it last counted (meta.search_words__word_deltas). Without that record, or with the mark
+    a whole build of search_words leaves in it, every posting is counted again: a count the
+    deltas could not have corrected is corrected."""
+    copy, env, work = _warehouse_copy(two_weeks, "word-deltas")
+    recount = (
+        "select word_code, word, count(*) as name_count,"
+        " count(*) filter (where is_legal_name) as legal_name_count"
+        " from marts.search_words group by all"
+    )
+    differing = f"select count(*) from (({recount}) except all (select * from marts.search_word_frequencies))"
+    for lose_the_record in (
+        "drop table meta.search_words__word_deltas",
+        "insert into meta.search_words__word_deltas values (null, null, null, null)",
+    ):
+        with duckdb.connect(str(copy)) as con:
+            assert con.execute(differing).fetchone() == (0,)
+            con.execute("update marts.search_word_frequencies set name_count = name_count + 1")
+            con.execute(lose_the_record)
+        log = _dbt(["run", "--select", "search_word_frequencies"], env, work)
+        assert "words whose postings changed counted again" not in log
+        with duckdb.connect(str(copy), read_only=True) as con:
+            assert con.execute(differing).fetchone() == (0,), lose_the_record
+            assert con.execute("select count(*) from meta.search_words__word_deltas").fetchone() == (0,)
+    # with the record, the counts move by its deltas alone
+    with duckdb.connect(str(copy)) as con:
+        con.execute(
+            "insert into meta.search_words__word_deltas"
+            " select word_code, word, -name_count, -legal_name_count"
+            " from marts.search_word_frequencies where word = (select min(word) from marts.search_word_frequencies)"
+        )
+        (words,) = con.execute("select count(*) from marts.search_word_frequencies").fetchone()
+    log = _dbt(["run", "--select", "search_word_frequencies"], env, work)
+    assert "search_word_frequencies: 1 words whose postings changed counted again" in log
+    with duckdb.connect(str(copy), read_only=True) as con:
+        # the word no name holds any more is gone
+        assert con.execute("select count(*) from marts.search_word_frequencies").fetchone() == (words - 1,)
 
 
 def test_a_match_table_is_built_whole_when_its_abn_side_may_be_behind(two_weeks: dict) -> None:

@@ -66,14 +66,19 @@
     cast({{ abn }} as {{ 'bigint' if abn_column == 'abn_id' else dbt.type_string() }})
 {%- endmacro %}
 
-{#- The pre-hook of an incremental build: the changed ABNs, and their rows deleted. -#}
-{% macro search_index_changed_abns(relation, abn_column) -%}
+{#- The pre-hook of an incremental build: the changed ABNs, and their rows deleted, after
+    `before_delete` (statements that read them). -#}
+{% macro search_index_changed_abns(relation, abn_column, before_delete=none) -%}
     create or replace temporary table {{ bvs.search_index_changed(relation) }} as
     select coalesce(inputs.abn, built.abn) as abn, inputs.input_hash
     from ({{ bvs.search_index_inputs() }}) as inputs
     full outer join {{ bvs.search_index_state(relation) }} as built
         on inputs.abn = built.abn
     where inputs.input_hash is distinct from built.input_hash;
+    {%- if before_delete %}
+
+    {{ before_delete }};
+    {%- endif %}
 
     delete from {{ relation }}
     where {{ abn_column }} in (

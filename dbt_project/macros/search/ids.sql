@@ -153,7 +153,10 @@
                'search_index_changed', 'search_index_inputs', 'search_names_abn_inputs',
                'search_words_abn_inputs', 'search_index_changed_abns',
                'search_index_record_state', 'trigram_padded', 'trigram_array', 'default__trigram_array',
-               'delete_names_gone']) }}
+               'delete_names_gone', 'word_deltas_relation', 'word_deltas_rows',
+               'word_deltas_ddl', 'record_word_deltas', 'record_word_deltas_after_build',
+               'word_deltas_counted', 'word_frequencies_whole_build',
+               'word_frequencies_pre_hook']) }}
 {%- endmacro %}
 
 {% macro search_index_code_hash() -%}

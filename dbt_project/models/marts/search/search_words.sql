@@ -18,8 +18,9 @@
 -- Incremental: a week deletes the postings of the ABNs whose names search_names wrote again
 -- or dropped (the pre-hook, by the ABNs' input hashes and name ids:
 -- macros/search/changed_rows.sql) and appends those of the names without postings, with
--- ids between their neighbours'. A week after the model's code, or search_names', changed
--- rebuilds it whole (macros/search/ids.sql).
+-- ids between their neighbours'. It counts, per word, the postings it deletes and appends,
+-- which search_word_frequencies adds to its counts (macros/search/word_deltas.sql). A week
+-- after the model's code, or search_names', changed rebuilds it whole (macros/search/ids.sql).
 
 {{ config(
     materialized='incremental',
@@ -27,8 +28,10 @@
     on_schema_change='fail',
     search_index_abn_inputs='search_words_abn_inputs',
     search_index_reads=['search_names'],
-    pre_hook="{{ bvs.search_index_pre_hook(bvs.search_index_changed_abns(this, 'abn_id')) }}",
+    pre_hook="{{ bvs.search_index_pre_hook(bvs.search_index_changed_abns(
+        this, 'abn_id', before_delete=bvs.record_word_deltas(this, -1))) }}",
     post_hook=[
+        "{{ bvs.record_word_deltas_after_build(this) }}",
         "{{ bvs.search_index_record_state(this, 'abn_id') }}",
         "{{ bvs.record_search_index_code() }}",
     ],
