@@ -65,7 +65,10 @@ COMPARED_AS = {
         "(select abn, input_hash from {relation} where input_hash is not null)"
     ),
     # the same names; a week numbers its new names after the kept ones, a whole build in order
-    ("intermediate", "int_matching__entity_names_keyed"): "(select name_normalised from {relation})",
+    (
+        "intermediate",
+        "int_matching__entity_names_keyed",
+    ): "(select name_normalised from {relation})",
 }
 # the models a week builds again only for the ABNs whose inputs changed (sliced_table)
 INCREMENTAL_BY_ABN = (
@@ -309,7 +312,9 @@ def _materialisations(dagster_home: Path) -> list[tuple[str, str]]:
     with dg.DagsterInstance.from_config(str(dagster_home)) as instance:
         (run,) = instance.get_runs(limit=1)
         out = []
-        for entry in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION):
+        for entry in instance.all_logs(
+            run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION
+        ):
             metadata = entry.asset_materialization.metadata
             if "unique_id" in metadata:
                 status = metadata.get("status")
@@ -531,7 +536,9 @@ def test_the_word_counts_are_taken_again_when_the_weeks_deltas_are_not_known(
         assert "words whose postings changed counted again" not in log
         with duckdb.connect(str(copy), read_only=True) as con:
             assert con.execute(differing).fetchone() == (0,), lose_the_record
-            assert con.execute("select count(*) from meta.search_words__word_deltas").fetchone() == (0,)
+            assert con.execute(
+                "select count(*) from meta.search_words__word_deltas"
+            ).fetchone() == (0,)
     # with the record, the counts move by its deltas alone
     with duckdb.connect(str(copy)) as con:
         con.execute(
@@ -544,7 +551,9 @@ def test_the_word_counts_are_taken_again_when_the_weeks_deltas_are_not_known(
     assert "search_word_frequencies: 1 words whose postings changed counted again" in log
     with duckdb.connect(str(copy), read_only=True) as con:
         # the word no name holds any more is gone
-        assert con.execute("select count(*) from marts.search_word_frequencies").fetchone() == (words - 1,)
+        assert con.execute("select count(*) from marts.search_word_frequencies").fetchone() == (
+            words - 1,
+        )
 
 
 def test_a_match_table_is_built_whole_when_its_abn_side_may_be_behind(two_weeks: dict) -> None:

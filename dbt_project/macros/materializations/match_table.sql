@@ -254,7 +254,7 @@
     {{ return(none) }}
   {%- endif -%}
   {%- set state = bvs.match_table_state(this) -%}
-  {%- if adapter.get_relation(database=state.database, schema=state.schema, identifier=state.identifier) is none -%}
+  {%- if not bvs.meta_table_exists(state.identifier) -%}
     {{ log(this.identifier ~ ': no record of the records it was matched from: a whole build', info=True) }}
     {{ return(none) }}
   {%- endif -%}

@@ -51,11 +51,7 @@
         {{ return(none) }}
     {%- endif -%}
     {%- set record = bvs.written_keys_relation(model) -%}
-    {%- set found = run_query(
-        "select count(*) from duckdb_tables() where database_name = '" ~ model.database
-        ~ "' and schema_name = 'meta' and table_name = '" ~ record.identifier ~ "'"
-    ).columns[0].values()[0] -%}
-    {%- if found == 0 -%}
+    {%- if not bvs.meta_table_exists(record.identifier) -%}
         {{ return(none) }}
     {%- endif -%}
     {%- set whole = run_query('select count(*) from ' ~ record ~ ' where key is null').columns[0].values()[0] -%}

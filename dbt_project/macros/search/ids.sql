@@ -189,9 +189,7 @@
     {%- if not execute or not is_incremental() or not config.get('search_index_abn_inputs') -%}
         {{ return(false) }}
     {%- endif -%}
-    {%- set state = adapter.get_relation(
-        database=this.database, schema='meta', identifier=this.identifier ~ '__abn_inputs') -%}
-    {{ return(state is none) }}
+    {{ return(not bvs.meta_table_exists(this.identifier ~ '__abn_inputs')) }}
 {%- endmacro %}
 
 {#- The model's SQL takes the whole build's path: no table yet, --full-refresh, new code, or

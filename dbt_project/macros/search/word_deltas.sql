@@ -70,11 +70,7 @@
     {%- if not execute or not is_incremental() or bvs.search_index_code_changed() -%}
         {{ return(true) }}
     {%- endif -%}
-    {%- set found = run_query(
-        "select count(*) from duckdb_tables() where database_name = '" ~ this.database
-        ~ "' and schema_name = 'meta' and table_name = 'search_words__word_deltas'"
-    ).columns[0].values()[0] -%}
-    {%- if found == 0 -%}
+    {%- if not bvs.meta_table_exists('search_words__word_deltas') -%}
         {{ return(true) }}
     {%- endif -%}
     {%- set marked = run_query(
