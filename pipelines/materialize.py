@@ -229,9 +229,8 @@ def run_pipeline(settings: Settings, as_of: dt.date, select: str | None, output:
                     print(data.to_string(), file=sys.stderr)
         for line in failed_sources:
             print(f"  {line}", file=sys.stderr)
-        print(
-            "  the previous tables and the previous serving snapshot are unchanged", file=sys.stderr
-        )
+        for line in _after_failure(materialized):
+            print(f"  {line}", file=sys.stderr)
         if log is not None:
             print(f"  the full output: {log}", file=sys.stderr)
         return 1
@@ -248,6 +247,26 @@ def run_pipeline(settings: Settings, as_of: dt.date, select: str | None, output:
             print(f"  {line}", file=sys.stderr)
         return 1
     return 0
+
+
+def _after_failure(materialized: set[str]) -> list[str]:
+    """What a failed run leaves, from the assets it materialized before it failed: dbt
+    commits each model as it builds it, so the warehouse may hold some of the week's
+    tables; the serving snapshot changes only when the publish ran."""
+    lines = []
+    if "serving/snapshot" in materialized:
+        lines.append("the serving snapshot is the one this run published")
+    else:
+        lines.append("the serving snapshot is unchanged (the API serves the last one published)")
+    built = sorted(key for key in materialized if not key.startswith("serving/"))
+    if built:
+        lines.append(
+            f"the warehouse keeps the {len(built)} tables this run wrote or confirmed before"
+            " the failure; a source whose load failed keeps its last good data"
+        )
+    else:
+        lines.append("the warehouse is unchanged")
+    return lines
 
 
 def _why(error: Any, fallback: str | None) -> str:
