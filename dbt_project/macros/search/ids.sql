@@ -155,8 +155,7 @@
                'search_index_record_state', 'trigram_padded', 'trigram_array', 'default__trigram_array',
                'delete_names_gone', 'word_deltas_relation', 'word_deltas_rows',
                'word_deltas_ddl', 'record_word_deltas', 'record_word_deltas_after_build',
-               'word_deltas_counted', 'word_frequencies_whole_build',
-               'word_frequencies_pre_hook']) }}
+               'word_deltas_counted', 'word_deltas_known']) }}
 {%- endmacro %}
 
 {% macro search_index_code_hash() -%}
@@ -182,14 +181,19 @@
     {{ return(changed) }}
 {%- endmacro %}
 
-{#- A table that records what each ABN's rows were built from (config
-    `search_index_abn_inputs`, macros/search/changed_rows.sql) without that record: built
-    whole. -#}
+{#- A table without the record its week is built from is built whole: one that records what
+    each ABN's rows were built from (config `search_index_abn_inputs`,
+    macros/search/changed_rows.sql) without that record, or one built from a week's deltas
+    (config `search_index_deltas`, macros/search/word_deltas.sql) without them. -#}
 {% macro search_index_state_missing() -%}
-    {%- if not execute or not is_incremental() or not config.get('search_index_abn_inputs') -%}
+    {%- if not execute or not is_incremental() -%}
         {{ return(false) }}
+    {%- elif config.get('search_index_abn_inputs') -%}
+        {{ return(not bvs.meta_table_exists(this.identifier ~ '__abn_inputs')) }}
+    {%- elif config.get('search_index_deltas') -%}
+        {{ return(not bvs.word_deltas_known()) }}
     {%- endif -%}
-    {{ return(not bvs.meta_table_exists(this.identifier ~ '__abn_inputs')) }}
+    {{ return(false) }}
 {%- endmacro %}
 
 {#- The model's SQL takes the whole build's path: no table yet, --full-refresh, new code, or

@@ -64,25 +64,14 @@
     create or replace table {{ bvs.word_deltas_relation() }} as {{ bvs.word_deltas_rows(false) }}
 {%- endmacro %}
 
-{#- search_word_frequencies counts every posting: no table yet, --full-refresh, new code, no
-    record of the deltas, or the mark of a whole build of search_words in it. -#}
-{% macro word_frequencies_whole_build() -%}
-    {%- if not execute or not is_incremental() or bvs.search_index_code_changed() -%}
-        {{ return(true) }}
-    {%- endif -%}
+{#- Whether the record holds every delta since search_word_frequencies last counted: it is
+    there, without the mark of a whole build of search_words. -#}
+{% macro word_deltas_known() -%}
     {%- if not bvs.meta_table_exists('search_words__word_deltas') -%}
-        {{ return(true) }}
+        {{ return(false) }}
     {%- endif -%}
     {%- set marked = run_query(
         "select count(*) from " ~ bvs.word_deltas_relation() ~ " where word is null"
     ).columns[0].values()[0] -%}
-    {{ return(marked > 0) }}
-{%- endmacro %}
-
-{#- search_word_frequencies' pre-hook: every row deleted before it counts every posting
-    again into an existing table. -#}
-{% macro word_frequencies_pre_hook() -%}
-    {%- if is_incremental() and bvs.word_frequencies_whole_build() -%}
-        delete from {{ this }}
-    {%- endif -%}
+    {{ return(marked == 0) }}
 {%- endmacro %}

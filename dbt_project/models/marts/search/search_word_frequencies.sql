@@ -5,7 +5,7 @@
 -- search_words deleted or appended the week's deltas (macros/search/word_deltas.sql), and
 -- deletes the words no name holds any more (the post-hook). It counts every posting again
 -- when search_words was built whole since, when the record of the deltas is missing, and
--- a week after its code changed (macros/search/ids.sql).
+-- a week after its code changed, as the other search tables (macros/search/ids.sql).
 
 {{ config(
     materialized='incremental',
@@ -13,7 +13,8 @@
     unique_key='word',
     on_schema_change='fail',
     search_index_reads=['search_words'],
-    pre_hook="{{ bvs.word_frequencies_pre_hook() }}",
+    search_index_deltas=true,
+    pre_hook="{{ bvs.search_index_pre_hook('') }}",
     post_hook=[
         "delete from {{ this }} where name_count = 0",
         "{{ bvs.word_deltas_counted() }}",
@@ -21,7 +22,7 @@
     ],
 ) }}
 
-{%- set whole = bvs.word_frequencies_whole_build() %}
+{%- set whole = bvs.search_index_whole_build() %}
 {%- if execute and not whole %}
     {%- set words = run_query(
         "select count(distinct word) from " ~ bvs.word_deltas_relation()
