@@ -697,6 +697,49 @@ def test_a_sidecar_builder_is_given_the_current_snapshot_and_its_sidecar(
     assert second.sidecars["probe"].read_bytes().startswith(second.snapshot_id.encode())
 
 
+def test_the_publish_says_where_its_time_went(
+    writer: duckdb.DuckDBPyConnection, settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Its stages' seconds in the result (the asset's metadata), each table's in
+    meta.snapshot_tables, and one log line on the file's with the slowest tables."""
+
+    def slow_builder(
+        snapshot_path: Path,
+        out_path: Path,
+        *,
+        threads: int = 0,
+        previous: tuple[Path, Path] | None = None,
+    ) -> int:
+        time.sleep(0.3)
+        out_path.write_bytes(b"probe")
+        return 0
+
+    keys = {"marts.entities": ("abn",)}
+    _build_week_marts(writer, AS_OF)
+    publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
+    writer.execute("update marts.entities set name = 'Renamed' where abn = '50000000007'")
+    writer.execute("insert into marts.companies values ('12345678901', 'Another')")
+    with caplog.at_level("INFO", logger="pipelines.warehouse.snapshot"):
+        info = publish_snapshot(
+            writer, settings, as_of=AS_OF, keys=keys, sidecars={"probe": slow_builder}
+        )
+
+    assert list(info.seconds) == ["file", "check", "sidecar probe", "made current"]
+    assert 0.3 <= info.seconds["sidecar probe"] < 0.3 + 5
+    assert all(value >= 0 for value in info.seconds.values())
+    with duckdb.connect(str(info.path), read_only=True) as con:
+        tables = dict(con.execute("select table_name, seconds from meta.snapshot_tables").fetchall())
+    assert set(tables) == set(info.tables)
+    # every table was looked at (kept ones compared, the others written): none took no time,
+    # and together they took no longer than the file did
+    assert all(seconds > 0 for seconds in tables.values()), tables
+    assert sum(tables.values()) <= info.seconds["file"]
+    lines = [r.getMessage() for r in caplog.records if "written in" in r.getMessage()]
+    assert len(lines) == 1 and lines[0].startswith(f"snapshot {info.snapshot_id} written in")
+    assert "to commit; the slowest tables: " in lines[0]
+    assert "marts.companies (copied)" in lines[0]
+
+
 def test_the_verify_subprocess_reads_with_the_threads_it_is_given(
     writer: duckdb.DuckDBPyConnection, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:

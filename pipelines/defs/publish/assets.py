@@ -46,6 +46,8 @@ def serving_snapshot(context: dg.AssetExecutionContext, bvs: BvsResource) -> dg.
             "as_of": info.as_of.isoformat(),
             "tables": dg.MetadataValue.json(info.tables),
             "views": dg.MetadataValue.json(list(info.views)),
+            # the publish's stages: the file, its check, the verify lookup, making it current
+            "seconds": dg.MetadataValue.json(info.seconds),
         }
     )
 

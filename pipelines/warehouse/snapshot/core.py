@@ -48,6 +48,9 @@ class SnapshotInfo:
     tables: dict[str, int]  # "schema.table" -> rows
     views: tuple[str, ...] = ()  # "schema.view", recreated over the file's own tables
     sidecars: dict[str, Path] = field(default_factory=dict)  # name -> file built from it
+    # the publish's stages -> seconds: the file, its check, each sidecar, making it current
+    # (empty for a snapshot read back from the pointer; not part of its identity)
+    seconds: dict[str, float] = field(default_factory=dict, compare=False)
 
 
 # --- paths and names ------------------------------------------------------------------------

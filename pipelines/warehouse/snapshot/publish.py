@@ -18,6 +18,7 @@ import contextlib
 import datetime as dt
 import logging
 import os
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -127,6 +128,15 @@ def publish_snapshot(
     tmp = directory / f"{snapshot_id}{TMP_SUFFIX}"
     final = directory / f"{snapshot_id}{SUFFIX}"
 
+    seconds: dict[str, float] = {}
+    stage = time.perf_counter()
+
+    def timed(name: str) -> None:
+        nonlocal stage
+        now = time.perf_counter()
+        seconds[name] = round(now - stage, 3)
+        stage = now
+
     flushed = flushed_as_written(directory, snapshot_id, settings.publish_flush_seconds)
     with _removed_on_error(tmp), flushed, _threads(con, settings.publish_threads):
         counts, views = build_snapshot_file(
@@ -143,8 +153,10 @@ def publish_snapshot(
             orders=orders,
         )
         fsync_file(tmp)
+        timed("file")
         threads = settings.publish_threads
         verify_snapshot(tmp, counts, snapshot_id=snapshot_id, views=views, threads=threads)
+        timed("check")
         built: dict[str, Path] = {}
         try:
             for name, build in (sidecars or {}).items():
@@ -158,6 +170,7 @@ def publish_snapshot(
                     fsync_file(side_tmp)
                     os.replace(side_tmp, side)
                 built[name] = side
+                timed(f"sidecar {name}")
             os.replace(tmp, final)
         except BaseException:
             for side in built.values():
@@ -173,15 +186,18 @@ def publish_snapshot(
         tables=counts,
         views=views,
         sidecars=built,
+        seconds=seconds,
     )
     switch_pointer(info, settings)
+    timed("made current")
     log.info(
-        "published snapshot %s (as of %s): %d tables, %d rows, %d views",
+        "published snapshot %s (as of %s): %d tables, %d rows, %d views; seconds: %s",
         snapshot_id,
         as_of,
         len(counts),
         sum(counts.values()),
         len(views),
+        ", ".join(f"{name} {value:.1f}" for name, value in seconds.items()),
     )
     retain_snapshots(settings)
     return info

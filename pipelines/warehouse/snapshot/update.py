@@ -57,6 +57,7 @@ import contextlib
 import fcntl
 import logging
 import shutil
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,7 +95,9 @@ create table {snap}.meta.snapshot_tables (
     reason varchar not null,
     rows_written bigint not null,       -- copied: every row; updated: the changed keys' rows
     rows_written_since_copy bigint not null, -- updated rows since the table was last copied
-    code_hash varchar  -- the code the warehouse's table was built with (meta.model_versions)
+    code_hash varchar,  -- the code the warehouse's table was built with (meta.model_versions)
+    seconds double      -- the publish's time on the table: deciding how and writing it (the
+                        -- commit of every table's rows at once is not in it)
 )
 """
 
@@ -116,6 +119,7 @@ class TablePlan:
     # against the warehouse's whole table)
     keys_complete: bool = False
     code_hash: str | None = None  # meta.model_versions: the code the table was built with
+    seconds: float = 0.0  # the publish's time on the table: planning and writing it
 
     @property
     def name(self) -> str:
@@ -228,72 +232,89 @@ def plan_tables(
     file. A table in ``orders`` is never updated: an update appends its rows at the end,
     and such a table is read in storage order (copied whole when it changed). ``codes``
     (``code_hashes``): the code each warehouse table was built with."""
-    wh, snap = quote(catalog), quote(alias)
     previous = previous_writes(cur, alias)
     plans: list[TablePlan] = []
     for number, (schema, table) in enumerate(wanted):
-        name = f"{schema}.{table}"
-        source = f"{wh}.{qualified(schema, table)}"
-        target = f"{snap}.{qualified(schema, table)}"
-        columns = _columns(cur, catalog, schema, table)
-        existing = _columns(cur, alias, schema, table)
-        if not existing:
-            plans.append(TablePlan(schema, table, "copied", "not in the current snapshot"))
-            continue
-        if existing != columns:
-            plans.append(TablePlan(schema, table, "copied", "its columns changed"))
-            continue
-        key = () if name in (orders or {}) else tuple(keys.get(name, ()))
-        if not key:
-            # counted first: a count is read from the file's metadata, a hash reads every row
-            same = _count(cur, source) == _count(cur, target)
-            if same and _fingerprint(cur, source) == _fingerprint(cur, target):
-                plans.append(TablePlan(schema, table, "kept", "no row changed"))
-            else:
-                why = "stored in its order" if name in (orders or {}) else "has no key"
-                plans.append(TablePlan(schema, table, "copied", f"it changed and {why}"))
-            continue
-        rows = _count(cur, source)
-        constant = _constant_columns(cur, source, [c for c in columns if c[0] not in key])
-        names = {c for c, _ in columns}
-        if INPUT_HASH in names and INPUT_HASH not in key:
-            row_hash = quote(INPUT_HASH)
-        else:
-            row_hash = f"hash({', '.join(quote(c) for c, _ in columns if c not in constant)})"
-        on = ", ".join(quote(c) for c in key)
-        same_key = " and ".join(
-            f"new_rows.{quote(c)} is not distinct from old_rows.{quote(c)}" for c in key
+        started = time.perf_counter()
+        plan = _plan_table(
+            cur, catalog, alias, schema, table, number, keys, orders or {}, codes or {}, previous
         )
-        either = ", ".join(
-            f"coalesce(new_rows.{quote(c)}, old_rows.{quote(c)}) as {quote(c)}" for c in key
-        )
-        changed_keys = f"bvs_publish_changed_{number}"
-        cur.execute(
-            f"""
-            create or replace temporary table {changed_keys} as
-            select {either}
-            from (select {on}, {row_hash} as row_hash from {source}) as new_rows
-            full outer join (select {on}, {row_hash} as row_hash from {target}) as old_rows
-                on {same_key}
-            where new_rows.row_hash is distinct from old_rows.row_hash
-            """
-        )
-        changed = _count(cur, changed_keys)
-        since, code_then = previous.get(name, (0, None))
-        written = since + changed
-        code_now = (codes or {}).get(table)
-        complete = row_hash != quote(INPUT_HASH) or (code_now is not None and code_now == code_then)
-        plan = TablePlan(
-            schema, table, "updated", f"{changed} of {rows} keys changed", key, changed_keys,
-            constant, changed, written, keys_complete=complete,
-        )  # fmt: skip
-        if changed > UPDATE_MAX_SHARE * max(rows, 1):
-            plan.method, plan.reason = "copied", f"{changed} of {rows} keys changed"
-        elif written > UPDATE_MAX_SHARE * max(rows, 1):
-            plan.method = "copied"
-            plan.reason = f"{written} rows rewritten since it was copied whole, of {rows}"
+        plan.seconds = time.perf_counter() - started
         plans.append(plan)
     return plans
+
+
+def _plan_table(
+    cur: duckdb.DuckDBPyConnection,
+    catalog: str,
+    alias: str,
+    schema: str,
+    table: str,
+    number: int,
+    keys: Mapping[str, Sequence[str]],
+    orders: Mapping[str, Sequence[str]],
+    codes: Mapping[str, str],
+    previous: Mapping[str, tuple[int, str | None]],
+) -> TablePlan:
+    """``plan_tables`` for one table (``number``: its place, naming its changed keys' table)."""
+    wh, snap = quote(catalog), quote(alias)
+    name = f"{schema}.{table}"
+    source = f"{wh}.{qualified(schema, table)}"
+    target = f"{snap}.{qualified(schema, table)}"
+    columns = _columns(cur, catalog, schema, table)
+    existing = _columns(cur, alias, schema, table)
+    if not existing:
+        return TablePlan(schema, table, "copied", "not in the current snapshot")
+    if existing != columns:
+        return TablePlan(schema, table, "copied", "its columns changed")
+    key = () if name in orders else tuple(keys.get(name, ()))
+    if not key:
+        # counted first: a count is read from the file's metadata, a hash reads every row
+        same = _count(cur, source) == _count(cur, target)
+        if same and _fingerprint(cur, source) == _fingerprint(cur, target):
+            return TablePlan(schema, table, "kept", "no row changed")
+        why = "stored in its order" if name in orders else "has no key"
+        return TablePlan(schema, table, "copied", f"it changed and {why}")
+    rows = _count(cur, source)
+    constant = _constant_columns(cur, source, [c for c in columns if c[0] not in key])
+    names = {c for c, _ in columns}
+    if INPUT_HASH in names and INPUT_HASH not in key:
+        row_hash = quote(INPUT_HASH)
+    else:
+        row_hash = f"hash({', '.join(quote(c) for c, _ in columns if c not in constant)})"
+    on = ", ".join(quote(c) for c in key)
+    same_key = " and ".join(
+        f"new_rows.{quote(c)} is not distinct from old_rows.{quote(c)}" for c in key
+    )
+    either = ", ".join(
+        f"coalesce(new_rows.{quote(c)}, old_rows.{quote(c)}) as {quote(c)}" for c in key
+    )
+    changed_keys = f"bvs_publish_changed_{number}"
+    cur.execute(
+        f"""
+        create or replace temporary table {changed_keys} as
+        select {either}
+        from (select {on}, {row_hash} as row_hash from {source}) as new_rows
+        full outer join (select {on}, {row_hash} as row_hash from {target}) as old_rows
+            on {same_key}
+        where new_rows.row_hash is distinct from old_rows.row_hash
+        """
+    )
+    changed = _count(cur, changed_keys)
+    since, code_then = previous.get(name, (0, None))
+    written = since + changed
+    code_now = codes.get(table)
+    complete = row_hash != quote(INPUT_HASH) or (code_now is not None and code_now == code_then)
+    plan = TablePlan(
+        schema, table, "updated", f"{changed} of {rows} keys changed", key, changed_keys,
+        constant, changed, written, keys_complete=complete,
+    )  # fmt: skip
+    if changed > UPDATE_MAX_SHARE * max(rows, 1):
+        plan.method, plan.reason = "copied", f"{changed} of {rows} keys changed"
+    elif written > UPDATE_MAX_SHARE * max(rows, 1):
+        plan.method = "copied"
+        plan.reason = f"{written} rows rewritten since it was copied whole, of {rows}"
+    return plan
 
 
 def drop_for_rewrite(
@@ -377,11 +398,14 @@ def record(cur: duckdb.DuckDBPyConnection, snap: str, plans: Sequence[TablePlan]
     cur.execute(SNAPSHOT_TABLES_DDL.format(snap=snap))
     if plans:
         cur.executemany(
-            f"insert into {snap}.meta.snapshot_tables values (?, ?, ?, ?, ?, ?)",
+            f"insert into {snap}.meta.snapshot_tables values (?, ?, ?, ?, ?, ?, ?)",
             [
-                [p.name, p.method, p.reason, p.rows_written, p.rows_written_since_copy, p.code_hash]
+                [
+                    p.name, p.method, p.reason, p.rows_written, p.rows_written_since_copy,
+                    p.code_hash, round(p.seconds, 3),
+                ]
                 for p in sorted(plans, key=lambda p: p.name)
-            ],
+            ],  # fmt: skip
         )
 
 
