@@ -858,6 +858,40 @@ def test_a_weeks_snapshot_is_the_current_one_with_only_what_changed_written(
     assert _written(third.path)["marts.entities"] == ("updated", "1 of 100 keys changed", 1, 4)
 
 
+def test_an_update_leaves_the_row_groups_it_did_not_write_alone(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    """No vacuum while publishing: a vacuum would merge the row groups holding the deleted
+    rows and rewrite every row in them; the inserted rows go into a row group of their own.
+    The writer's own setting is back afterwards."""
+    writer.execute("set max_vacuum_tasks = 7")
+    writer.execute("create schema if not exists marts")
+    writer.execute(
+        "create table marts.names as select i as k, 'name ' || i as v from range(250000) t(i)"
+    )
+    keys = {"marts.names": ("k",)}
+    publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
+    # 20,834 of 250,000 keys (8 %, under the share that copies a table whole), spread over
+    # every row group: with a vacuum, the second and third row groups would become one
+    writer.execute("update marts.names set v = 'renamed ' || k where k % 12 = 0")
+    info = publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
+
+    assert _written(info.path)["marts.names"][:2] == ("updated", "20834 of 250000 keys changed")
+    with duckdb.connect(str(info.path), read_only=True) as con:
+        groups = con.execute(
+            "select list(n order by row_group_id) from ("
+            " select row_group_id, max(start + count) - min(start) as n"
+            " from pragma_storage_info('marts.names') where column_id = 0 group by 1)"
+        ).fetchone()[0]
+        assert con.execute("select count(*), count(distinct k) from marts.names").fetchone() == (
+            250000,
+            250000,
+        )
+    assert groups == [122880, 122880, 4240, 20834]
+    assert set(_differing_rows(writer, info.path).values()) == {0}
+    assert writer.execute("select current_setting('max_vacuum_tasks')").fetchone()[0] == 7
+
+
 def test_a_table_with_many_changed_keys_is_copied_whole(
     writer: duckdb.DuckDBPyConnection, settings: Settings
 ) -> None:

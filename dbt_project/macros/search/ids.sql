@@ -22,9 +22,9 @@
     starts with: rows in order have codes in order, rows with equal codes may be any rows
     of that prefix), so the neighbours are found without sorting every kept row: the kept
     rows of the new rows' codes are compared on their sort keys, and those of the other
-    codes only as the last kept id of the codes below a new row's and the first of the codes
-    above it. The ids follow the order, so a row's neighbour before is the greater of the
-    two ids before it, its neighbour after the smaller of the two after it.
+    codes only as the last kept id of the codes below a new row's. The ids follow the order,
+    so a row's neighbour before is the greater of the two ids before it, and its neighbour
+    after the first kept id after that one.
 #}
 {% macro place_between(new_rows, kept_rows, id_column) -%}
     with
@@ -37,21 +37,19 @@
 
     kept_codes as (
 
-        select code, min(id) as first_id, max(id) as last_id
+        select code, max(id) as last_id
         from {{ kept_rows }}
         group by code
 
     ),
 
-    -- per code of a new row: the last kept id of the codes below it, the first above it
+    -- per code of a new row: the last kept id of the codes below it
     code_bounds as (
 
-        select new_codes.code, below.last_id as id_below, above.first_id as id_above
+        select new_codes.code, below.last_id as id_below
         from new_codes
         asof left join kept_codes as below
             on new_codes.code > below.code
-        asof left join kept_codes as above
-            on new_codes.code < above.code
 
     ),
 
@@ -72,25 +70,27 @@
 
     ),
 
-    with_after as (
+    with_id_before as (
 
-        select with_before.*, kept_after.id as same_code_after
+        select
+            with_before.*,
+            -- greatest skips nulls
+            greatest(same_code_before, code_bounds.id_below) as id_before
         from with_before
-        asof left join kept_same_code as kept_after
-            on with_before.sort_key < kept_after.sort_key
+        inner join code_bounds
+            on with_before.code = code_bounds.code
 
     ),
 
+    -- the neighbour after is the kept row after the neighbour before in id order (the ids
+    -- follow the order, and no kept row lies between the two): found on the ids, integers,
+    -- rather than by a second sort of the kept rows on their sort keys
     with_neighbours as (
 
-        select
-            with_after.*,
-            -- greatest and least skip nulls
-            greatest(same_code_before, code_bounds.id_below) as id_before,
-            least(same_code_after, code_bounds.id_above) as id_after
-        from with_after
-        inner join code_bounds
-            on with_after.code = code_bounds.code
+        select with_id_before.*, kept_after.id as id_after
+        from with_id_before
+        asof left join (select id from {{ kept_rows }}) as kept_after
+            on coalesce(with_id_before.id_before, -9223372036854775807) < kept_after.id
 
     ),
 
@@ -116,8 +116,8 @@
 
     select
         * exclude (
-            sort_key, code, same_code_before, same_code_after, id_before, id_after, id_low,
-            id_high, place, places
+            sort_key, code, same_code_before, id_before, id_after, id_low, id_high, place,
+            places
         ),
         case
             when id_high - id_low > places
