@@ -189,6 +189,48 @@ def dbt_breakdown(project: Path, logs: Path, since: float) -> dict:
     }
 
 
+def dagster_steps(home: Path) -> dict:
+    """The latest run's seconds by step, from Dagster's own event log in ``home``: the ABR's
+    load, the dbt build, the publish (snapshot and alerts), the rest of the run's span (the
+    other loads and Dagster's time between steps); and the publish's stages, from the
+    serving snapshot's ``seconds`` metadata."""
+    import dagster as dg
+
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        records = instance.get_run_records(limit=1)
+        if not records:
+            return {}
+        entries = instance.all_logs(records[0].dagster_run.run_id)
+    started: dict[str, float] = {}
+    seconds: dict[str, float] = {}
+    publish: dict[str, float] = {}
+    for entry in entries:
+        event = entry.dagster_event
+        if event is None:
+            continue
+        kind, step = event.event_type_value, event.step_key
+        if kind == "STEP_START" and step:
+            started[step] = entry.timestamp
+        elif kind in ("STEP_SUCCESS", "STEP_FAILURE") and step in started:
+            seconds[step] = entry.timestamp - started[step]
+        elif kind == "ASSET_MATERIALIZATION" and step == "serving__snapshot":
+            value = event.step_materialization_data.materialization.metadata.get("seconds")
+            publish = dict(value.value) if value is not None else {}
+    if not entries:
+        return {}
+    span = entries[-1].timestamp - entries[0].timestamp
+    abr = seconds.get("ingest_abr", 0.0)
+    dbt = seconds.get("dbt_models", 0.0)
+    published = seconds.get("serving__snapshot", 0.0) + seconds.get("serving__alerts", 0.0)
+    return {
+        "the ABR's load": round(abr, 1),
+        "the other loads and steps": round(span - abr - dbt - published, 1),
+        "the dbt build": round(dbt, 1),
+        "the publish": round(published, 1),
+        "the publish's stages": {k: round(float(v), 1) for k, v in publish.items()},
+    }
+
+
 _MANIFEST: dict[str, str] = {}
 
 
@@ -255,6 +297,7 @@ def weekly_run(
         since = time.time()
         week = measured(f"{label}the week as one run", [BVS, "run", "--as-of", as_of], env, log)
         week["dbt"] = dbt_breakdown(project, data / "logs", since)
+        week["steps"] = dagster_steps(data.parent / "dagster_home")
         print(json.dumps(week), flush=True)
         return [*stages, week]
     for source in SOURCES.values():
@@ -320,6 +363,15 @@ def table(
                 f" {sum(s['cpu_s'] for s in runs):.0f} | {max(s['peak_rss_mb'] for s in runs)} | |"
             )
     for s in stages:
+        if s.get("steps"):
+            steps = dict(s["steps"])
+            inside = steps.pop("the publish's stages", {})
+            lines += ["", f"{s['stage']}, Dagster's step seconds:", ""]
+            lines += [f"* {k}: {v}" for k, v in steps.items()]
+            if inside:
+                lines.append(
+                    "* the publish's stages: " + ", ".join(f"{k} {v}" for k, v in inside.items())
+                )
         if "dbt" in s:
             lines += ["", f"{s['stage']}, dbt seconds by kind and layer (summed over threads):", ""]
             lines += [f"* {k}: {v}" for k, v in s["dbt"]["seconds_by_layer"].items()]
