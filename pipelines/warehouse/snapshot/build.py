@@ -14,7 +14,7 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import duckdb
@@ -24,6 +24,7 @@ from .core import (
     META_SCHEMA,
     METADATA_TABLES,
     SnapshotError,
+    duckdb_setting,
     qualified,
     quote,
     quote_literal,
@@ -357,40 +358,46 @@ def build_snapshot_file(
                 plan.code_hash = codes.get(plan.table)
             planned = time.perf_counter()
             counts: dict[str, int] = {}
-            # One transaction: every table is written from the same state of the warehouse.
-            with _without_vacuum(cur), transaction(cur):
-                for schema in sorted({s for s, _ in wanted} | {META_SCHEMA}):
-                    cur.execute(f"create schema if not exists {snap}.{quote(schema)}")
-                for plan in plans:
-                    writing = time.perf_counter()
-                    update.write_table(cur, catalog, snap, plan)
-                    source = f"{wh}.{qualified(plan.schema, plan.table)}"
-                    # Counted on the warehouse side, so the check in another process compares
-                    # the file against what the writer saw, not against itself.
-                    count_row = cur.execute(f"select count(*) from {source}").fetchone()
-                    counts[plan.name] = int(count_row[0]) if count_row else 0
-                    plan.seconds += time.perf_counter() - writing
-                # views once what they read is in the file
-                for (schema, view), body in sorted(views.items()):
-                    cur.execute(f"create view {snap}.{qualified(schema, view)} as {body}")
-                update.clear_comments(cur, alias, snap)
-                _copy_comments(cur, catalog, snap, wanted, views)
-                view_names = tuple(sorted(f"{schema}.{view}" for schema, view in views))
-                cur.execute(_SNAPSHOT_DDL.format(snap=snap))
-                cur.execute(
-                    f"insert into {snap}.meta.snapshot values (?, ?, ?, ?, ?)",
-                    [
-                        snapshot_id,
-                        built_at,
-                        as_of,
-                        json.dumps(counts, sort_keys=True),
-                        json.dumps(view_names),
-                    ],
-                )
-                update.record(cur, snap, plans)
-                _copy_sources(cur, catalog, snap, cadences)
-                committing = time.perf_counter()
-            with _without_vacuum(cur):
+            # No vacuum in the commit's or the checkpoint's checkpoints: a vacuum merges the
+            # row groups beside an updated table's deleted rows, decompressing and
+            # compressing every row in them again (at 2 M ABNs a realistic week's commit took
+            # 4.6 to 5.4 s with it, 0.6 to 0.7 s without). The rows an update inserts then
+            # take row groups of their own, and the deleted ones keep their place until the
+            # table is next copied whole (``update.UPDATE_MAX_SHARE``).
+            with duckdb_setting(cur, "max_vacuum_tasks", 0):
+                # One transaction: every table is written from the same state of the warehouse.
+                with transaction(cur):
+                    for schema in sorted({s for s, _ in wanted} | {META_SCHEMA}):
+                        cur.execute(f"create schema if not exists {snap}.{quote(schema)}")
+                    for plan in plans:
+                        writing = time.perf_counter()
+                        update.write_table(cur, catalog, snap, plan)
+                        source = f"{wh}.{qualified(plan.schema, plan.table)}"
+                        # Counted on the warehouse side, so the check in another process compares
+                        # the file against what the writer saw, not against itself.
+                        count_row = cur.execute(f"select count(*) from {source}").fetchone()
+                        counts[plan.name] = int(count_row[0]) if count_row else 0
+                        plan.seconds += time.perf_counter() - writing
+                    # views once what they read is in the file
+                    for (schema, view), body in sorted(views.items()):
+                        cur.execute(f"create view {snap}.{qualified(schema, view)} as {body}")
+                    update.clear_comments(cur, alias, snap)
+                    _copy_comments(cur, catalog, snap, wanted, views)
+                    view_names = tuple(sorted(f"{schema}.{view}" for schema, view in views))
+                    cur.execute(_SNAPSHOT_DDL.format(snap=snap))
+                    cur.execute(
+                        f"insert into {snap}.meta.snapshot values (?, ?, ?, ?, ?)",
+                        [
+                            snapshot_id,
+                            built_at,
+                            as_of,
+                            json.dumps(counts, sort_keys=True),
+                            json.dumps(view_names),
+                        ],
+                    )
+                    update.record(cur, snap, plans)
+                    _copy_sources(cur, catalog, snap, cadences)
+                    committing = time.perf_counter()
                 cur.execute(f"checkpoint {snap}")
             _log_times(snapshot_id, plans, started, planned, committing)
         finally:
@@ -400,24 +407,6 @@ def build_snapshot_file(
         return counts, view_names
     finally:
         cur.close()
-
-
-@contextlib.contextmanager
-def _without_vacuum(cur: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """No vacuum in the checkpoints of the block (DuckDB's ``max_vacuum_tasks``, a setting of
-    the whole database instance, restored after). A vacuum merges the row groups next to an
-    updated table's deleted rows into fewer, decompressing and compressing every row of
-    them again: 4 of the 5 s the commit of a realistic week's snapshot took at 2 M ABNs,
-    for 23,000 rows of `verifications` updated. Without it the rows an update inserts go
-    into new row groups and the deleted ones keep their place until the table is next
-    copied whole, after at most ``update.UPDATE_MAX_SHARE`` of its rows rewritten."""
-    row = cur.execute("select current_setting('max_vacuum_tasks')").fetchone()
-    before = int(row[0]) if row else 100
-    cur.execute("set max_vacuum_tasks = 0")
-    try:
-        yield
-    finally:
-        cur.execute(f"set max_vacuum_tasks = {before}")
 
 
 def _log_times(

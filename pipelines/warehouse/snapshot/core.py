@@ -101,6 +101,20 @@ def snapshot_files(directory: Path) -> list[Path]:
 
 
 @contextlib.contextmanager
+def duckdb_setting(cur: duckdb.DuckDBPyConnection, name: str, value: int) -> Iterator[None]:
+    """DuckDB's integer setting ``name`` set to ``value`` while the block runs, then back to
+    what it was (for a setting of the whole database instance too: ``threads``,
+    ``max_vacuum_tasks``)."""
+    row = cur.execute("select current_setting(?)", [name]).fetchone()
+    before = int(row[0]) if row else value
+    cur.execute(f"set {name} = {int(value)}")
+    try:
+        yield
+    finally:
+        cur.execute(f"set {name} = {before}")
+
+
+@contextlib.contextmanager
 def transaction(cur: duckdb.DuckDBPyConnection) -> Iterator[None]:
     """The block's statements on ``cur`` in one transaction: committed if it ends, rolled
     back if it raises."""

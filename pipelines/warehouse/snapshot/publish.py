@@ -32,6 +32,7 @@ from .core import (
     TMP_SUFFIX,
     SnapshotError,
     SnapshotInfo,
+    duckdb_setting,
     fsync_dir,
     fsync_file,
     new_snapshot_id,
@@ -84,13 +85,8 @@ def _threads(con: duckdb.DuckDBPyConnection, threads: int) -> Iterator[None]:
     if not threads:
         yield
         return
-    row = con.execute("select current_setting('threads')").fetchone()
-    before = int(row[0]) if row else threads
-    con.execute(f"set threads = {int(threads)}")
-    try:
+    with duckdb_setting(con, "threads", threads):
         yield
-    finally:
-        con.execute(f"set threads = {before}")
 
 
 def publish_snapshot(
