@@ -161,9 +161,10 @@ def publish_keys(manifest: dict) -> dict[str, tuple[str, ...]]:
 
 
 def publish_orders(manifest: dict) -> dict[str, tuple[str, ...]]:
-    """ "schema.table" -> the columns of ``meta: {publish_order: [...]}``: the snapshot stores
-    the table in that order, copied whole whenever it changed and never updated in place
-    (the search index, whose lookups read its rows in storage order: docs/search.md)."""
+    """ "schema.table" -> the columns of ``meta: {publish_order: [...]}``: the snapshot copies
+    the table whole in that order, and an update keeps one run in that order after the
+    sorted one (the search index, whose lookups' zone maps prune a sorted run to a row
+    group or two: docs/search.md)."""
     return _meta_columns(manifest, "publish_order")
 
 

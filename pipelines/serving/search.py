@@ -428,12 +428,14 @@ def _fuzzy(
     # A name of `size` trigrams can reach the threshold only if size is in [t n, n / t].
     smallest = max(1, int(SIMILARITY_THRESHOLD * n))
     largest = int(n / SIMILARITY_THRESHOLD) + 1
-    # No `order by` in a source: its first rows in the table's order (best first for word
-    # postings), and the scan stops there.
+    # Each source's first rows in id order (best first for word postings). In a snapshot
+    # copied whole that is storage order, and DuckDB's top-n passes its bound to the scan,
+    # which skips the row groups whose zone maps lie past it; a snapshot updated in place
+    # holds the week's rows in runs at the table's end, read in the same order.
     union = " union all ".join(
         f"(select {i} as source, {row_id} as row_id, name_id, search_key, trigram_count,"
         f" abn_id, is_active, key_length from marts.{table}"
-        f" where {where} and trigram_count between ? and ? limit ?)"
+        f" where {where} and trigram_count between ? and ? order by {row_id} limit ?)"
         for i, (table, row_id, where, _, _) in enumerate(sources)
     )
     # DuckDB SQL, like every statement here (the snapshot is a DuckDB file): `contains`,

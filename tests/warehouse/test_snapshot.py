@@ -1043,12 +1043,14 @@ def test_an_unreadable_current_snapshot_is_not_cloned(
     assert set(_differing_rows(writer, info.path).values()) == {0}
 
 
-def test_a_table_with_an_order_is_copied_whole_in_that_order_never_updated(
+def test_a_table_with_an_order_is_copied_in_it_then_updated_with_one_run_after_it(
     writer: duckdb.DuckDBPyConnection, settings: Settings
 ) -> None:
-    """A table read in storage order (``publish_order``: the search index) is stored in
-    that order whatever the warehouse's, and copied whole when it changed even with a key:
-    an update would append its rows at the end. Other tables keep the warehouse's order."""
+    """A table stored in an order (``publish_order``: the search index) is copied whole in
+    that order whatever the warehouse's. A week's update deletes the changed keys' rows and
+    writes them, with the rows every earlier update wrote, as one run in that order after
+    the sorted one, so a lookup reads at most one run more. Without a key, or with no
+    record of where its sorted run ends, it is copied whole in its order."""
     keys = {"marts.entities": ("abn",)}
     orders = {"marts.entities": ("abn",)}
     _build_week_marts(writer, AS_OF)
@@ -1063,17 +1065,52 @@ def test_a_table_with_an_order_is_copied_whole_in_that_order_never_updated(
             rows = con.execute("select abn from marts.entities order by rowid").fetchall()
         return [abn for (abn,) in rows]
 
+    def sorted_rows(path: Path) -> int | None:
+        with duckdb.connect(str(path), read_only=True) as con:
+            return con.execute(
+                "select sorted_rows from meta.snapshot_tables where table_name = ?",
+                ["marts.entities"],
+            ).fetchall()[0][0]
+
     info = publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
     assert stored(info.path) == abns[::-1]
+    assert sorted_rows(info.path) is None  # not stored in an order
     info = publish_snapshot(writer, settings, as_of=AS_OF, keys=keys, orders=orders)
-    assert _written(info.path)["marts.entities"][:2] == ("kept", "no row changed")
-    assert stored(info.path) == abns[::-1]  # the clone as it was
+    assert _written(info.path)["marts.entities"][:2] == (
+        "copied",
+        "stored in its order, its sorted run not recorded",
+    )
+    assert stored(info.path) == abns
+    assert sorted_rows(info.path) == 100
 
-    writer.execute("update marts.entities set name = 'x' where abn = '50000000050'")
+    # a week: two names change; their rows leave the sorted run and follow it, in order
+    writer.execute(
+        "update marts.entities set name = 'x' where abn in ('50000000050', '50000000007')"
+    )
     info = publish_snapshot(writer, settings, as_of=AS_OF, keys=keys, orders=orders)
+    assert _written(info.path)["marts.entities"][:3] == ("updated", _reason(2, 0), 2)
+    rest = [a for a in abns if a not in ("50000000050", "50000000007")]
+    assert stored(info.path) == [*rest, "50000000007", "50000000050"]
+    assert sorted_rows(info.path) == 100  # where the run after it begins, in rowids
+    # the next week: one more; the run after the sorted one is written again with it
+    writer.execute("update marts.entities set name = 'y' where abn = '50000000030'")
+    info = publish_snapshot(writer, settings, as_of=AS_OF, keys=keys, orders=orders)
+    assert _written(info.path)["marts.entities"][:3] == ("updated", _reason(1, 2), 3)
+    moved = ("50000000007", "50000000030", "50000000050")
+    assert stored(info.path) == [*[a for a in abns if a not in moved], *moved]
+    assert _differing_rows(writer, info.path)["marts.entities"] == 0
+
+    # without a key: copied whole, in its order, whenever it changed
+    writer.execute("update marts.entities set name = 'z' where abn = '50000000031'")
+    info = publish_snapshot(writer, settings, as_of=AS_OF, keys={}, orders=orders)
     assert _written(info.path)["marts.entities"][:2] == (
         "copied",
         "it changed and stored in its order",
     )
     assert stored(info.path) == abns
+    assert sorted_rows(info.path) == 100
     assert _differing_rows(writer, info.path)["marts.entities"] == 0
+
+
+def _reason(changed: int, run: int) -> str:
+    return f"{changed} of 100 keys changed, {run} more rows of the run after the sorted one"

@@ -307,8 +307,8 @@ def build_snapshot_file(
     ``previous`` is the current snapshot's file: ``tmp`` starts as its clone and only the
     tables that changed are written (``update``), by ``keys`` ("schema.table" -> key
     columns) where a table has one. Without it every table is copied. A table in
-    ``orders`` ("schema.table" -> columns) is stored in that order: never updated, copied
-    whole in that order when it changed.
+    ``orders`` ("schema.table" -> columns) is copied whole in that order, and an update
+    keeps one run in that order after it (``update``).
     Works on its own cursor, so it copies the warehouse's committed state. Logs where the
     time went; ``meta.snapshot_tables`` holds each table's seconds.
     """

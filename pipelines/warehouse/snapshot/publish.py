@@ -111,7 +111,8 @@ def publish_snapshot(
     The new file starts as a clone of the current snapshot, and only what changed is written
     into it (``update``): a table with a key in ``keys`` ("schema.table" -> key columns) by
     its changed keys' rows, one without by a whole copy when it changed; a table in
-    ``orders`` ("schema.table" -> columns) is stored in that order.
+    ``orders`` ("schema.table" -> columns) is stored in that order (an update keeps one
+    run in that order after the sorted one).
     Raises SnapshotError, leaving ``CURRENT`` as it was, if anything fails.
     """
     directory = snapshots_dir(settings)

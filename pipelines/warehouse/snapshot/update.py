@@ -28,8 +28,13 @@ DuckDB file compresses every value again. So when a current snapshot exists:
      was built with, or either is unknown, the check after the update (4., below) compares
      the tables whole;
    * ``copied``: every other table: new, its columns changed, no key, or too much changed;
-     a table stored in an order (``orders``: the model's ``meta.publish_order``, the search
-     index, read in storage order) is never updated, and is copied in that order;
+
+   a table stored in an order (``orders``: the model's ``meta.publish_order``, the search
+   index) is copied in that order, and its storage is then one sorted run, which the
+   lookups' zone maps prune to a row group or two. An update keeps one run after it: the
+   rows written since the copy (``sorted_rows``, recorded with the table, is where they
+   begin) are written again with the changed keys' rows, as one run in that order, so a
+   lookup reads at most one run more, however many weeks updated the table;
 
 3. **drop** what is copied again, the views and the metadata tables, and checkpoint, so the
    copies reuse those blocks and the file does not grow;
@@ -84,6 +89,7 @@ _FIXED_WIDTH = frozenset(
      "FLOAT", "DOUBLE"}
 )  # fmt: skip
 _FICLONE = 0x40049409  # linux/fs.h: _IOW(0x94, 9, int)
+# A table stored in an order (``orders``) whose sorted run is not recorded is copied whole.
 # The column of an incrementally built model (macros/materializations/sliced_table.sql)
 # that hashes what each key's rows are computed from.
 INPUT_HASH = "input_hash"
@@ -96,8 +102,10 @@ create table {snap}.meta.snapshot_tables (
     rows_written bigint not null,       -- copied: every row; updated: the changed keys' rows
     rows_written_since_copy bigint not null, -- updated rows since the table was last copied
     code_hash varchar,  -- the code the warehouse's table was built with (meta.model_versions)
-    seconds double      -- the publish's time on the table: deciding how and writing it (the
+    seconds double,     -- the publish's time on the table: deciding how and writing it (the
                         -- commit of every table's rows at once is not in it)
+    sorted_rows bigint  -- a table stored in an order: the rows of the sorted run its storage
+                        -- starts with (rowid below it); the rows an update wrote follow it
 )
 """
 
@@ -120,6 +128,8 @@ class TablePlan:
     keys_complete: bool = False
     code_hash: str | None = None  # meta.model_versions: the code the table was built with
     seconds: float = 0.0  # the publish's time on the table: planning and writing it
+    # a table stored in an order: the rows of the sorted run its storage starts with
+    sorted_rows: int | None = None
 
     @property
     def name(self) -> str:
@@ -190,20 +200,30 @@ def _constant_columns(
     return tuple(c for c, constant in zip(fixed, rows[0], strict=True) if constant)
 
 
-def previous_writes(
-    cur: duckdb.DuckDBPyConnection, alias: str
-) -> dict[str, tuple[int, str | None]]:
-    """Per table of the clone's own ``meta.snapshot_tables``: the rows rewritten by updates
-    since it was copied whole, and the code it was built with (None where unknown; empty
-    for a snapshot written before the table existed)."""
+@dataclass(frozen=True)
+class PreviousWrites:
+    """What the clone's ``meta.snapshot_tables`` says of one table."""
+
+    since_copy: int = 0  # the rows rewritten by updates since it was copied whole
+    code_hash: str | None = None  # the code it was built with (None where unknown)
+    sorted_rows: int | None = None  # stored in an order: its sorted run (None: unknown)
+
+
+def previous_writes(cur: duckdb.DuckDBPyConnection, alias: str) -> dict[str, PreviousWrites]:
+    """Per table of the clone's own ``meta.snapshot_tables``, what it says of the table
+    (empty for a snapshot written before the table existed; a column it lacks, unknown)."""
     with contextlib.suppress(duckdb.CatalogException):
         columns = {c for c, _ in _columns(cur, alias, "meta", "snapshot_tables")}
         code = "code_hash" if "code_hash" in columns else "null"
+        sorted_rows = "sorted_rows" if "sorted_rows" in columns else "null"
         rows = cur.execute(
-            f"select table_name, rows_written_since_copy, {code}"
+            f"select table_name, rows_written_since_copy, {code}, {sorted_rows}"
             f" from {quote(alias)}.meta.snapshot_tables"
         ).fetchall()
-        return {str(name): (int(since), code_hash) for name, since, code_hash in rows}
+        return {
+            str(name): PreviousWrites(int(since), code_hash, None if run is None else int(run))
+            for name, since, code_hash, run in rows
+        }
     return {}
 
 
@@ -229,9 +249,10 @@ def plan_tables(
 ) -> list[TablePlan]:
     """How each of ``wanted`` (tables, not views) gets into the clone attached as ``alias``;
     creates the temporary tables of the updates' changed keys. Writes nothing to either
-    file. A table in ``orders`` is never updated: an update appends its rows at the end,
-    and such a table is read in storage order (copied whole when it changed). ``codes``
-    (``code_hashes``): the code each warehouse table was built with."""
+    file. A table in ``orders`` with a key is updated with the run after its sorted one
+    written again (the module's docstring), and copied whole in its order when it has no
+    key or its sorted run is not recorded. ``codes`` (``code_hashes``): the code each
+    warehouse table was built with."""
     previous = previous_writes(cur, alias)
     plans: list[TablePlan] = []
     for number, (schema, table) in enumerate(wanted):
@@ -254,7 +275,7 @@ def _plan_table(
     keys: Mapping[str, Sequence[str]],
     orders: Mapping[str, Sequence[str]],
     codes: Mapping[str, str],
-    previous: Mapping[str, tuple[int, str | None]],
+    previous: Mapping[str, PreviousWrites],
 ) -> TablePlan:
     """``plan_tables`` for one table (``number``: its place, naming its changed keys' table)."""
     wh, snap = quote(catalog), quote(alias)
@@ -267,12 +288,13 @@ def _plan_table(
         return TablePlan(schema, table, "copied", "not in the current snapshot")
     if existing != columns:
         return TablePlan(schema, table, "copied", "its columns changed")
-    key = () if name in orders else tuple(keys.get(name, ()))
+    key = tuple(keys.get(name, ()))
+    then = previous.get(name, PreviousWrites())
     if not key:
         # counted first: a count is read from the file's metadata, a hash reads every row
         same = _count(cur, source) == _count(cur, target)
         if same and _fingerprint(cur, source) == _fingerprint(cur, target):
-            return TablePlan(schema, table, "kept", "no row changed")
+            return TablePlan(schema, table, "kept", "no row changed", sorted_rows=then.sorted_rows)
         why = "stored in its order" if name in orders else "has no key"
         return TablePlan(schema, table, "copied", f"it changed and {why}")
     rows = _count(cur, source)
@@ -301,14 +323,25 @@ def _plan_table(
         """
     )
     changed = _count(cur, changed_keys)
-    since, code_then = previous.get(name, (0, None))
-    written = since + changed
+    written = then.since_copy + changed
     code_now = codes.get(table)
-    complete = row_hash != quote(INPUT_HASH) or (code_now is not None and code_now == code_then)
+    complete = row_hash != quote(INPUT_HASH) or (
+        code_now is not None and code_now == then.code_hash
+    )
     plan = TablePlan(
         schema, table, "updated", f"{changed} of {rows} keys changed", key, changed_keys,
-        constant, changed, written, keys_complete=complete,
+        constant, changed, written, keys_complete=complete, sorted_rows=then.sorted_rows,
     )  # fmt: skip
+    if name in orders and then.sorted_rows is None:
+        plan.method, plan.reason = "copied", "stored in its order, its sorted run not recorded"
+    elif name in orders and changed and written <= UPDATE_MAX_SHARE * max(rows, 1):
+        # the run after the sorted one is written again with the changed keys' rows
+        cur.execute(
+            f"insert into {changed_keys} select {on} from {target}"
+            f" where rowid >= {then.sorted_rows} except select {on} from {changed_keys}"
+        )
+        plan.rows_written = _count(cur, changed_keys)
+        plan.reason += f", {plan.rows_written - changed} more rows of the run after the sorted one"
     if changed > UPDATE_MAX_SHARE * max(rows, 1):
         plan.method, plan.reason = "copied", f"{changed} of {rows} keys changed"
     elif written > UPDATE_MAX_SHARE * max(rows, 1):
@@ -345,7 +378,7 @@ def write_table(cur: duckdb.DuckDBPyConnection, catalog: str, snap: str, plan: T
         # null-safe: a key column may be null in some rows (the table's grain, as its
         # uniqueness test groups it, counts two nulls equal)
         same = " and ".join(f"t.{quote(c)} is not distinct from k.{quote(c)}" for c in plan.key)
-        order = ", ".join(f"t.{quote(c)}" for c in plan.key)
+        order = ", ".join(f"t.{quote(c)}" for c in plan.order or plan.key)
         cur.execute(f"delete from {target} as t using {plan.changed_keys} as k where {same}")
         cur.execute(
             f"insert into {target} select t.* from {source} as t "
@@ -372,6 +405,7 @@ def write_table(cur: duckdb.DuckDBPyConnection, catalog: str, snap: str, plan: T
     cur.execute(f"create table {target} as select * from {source}{order}")
     plan.rows_written = _count(cur, source)
     plan.rows_written_since_copy = 0
+    plan.sorted_rows = plan.rows_written if plan.order else None
 
 
 def clear_comments(cur: duckdb.DuckDBPyConnection, catalog: str, snap: str) -> None:
@@ -398,11 +432,11 @@ def record(cur: duckdb.DuckDBPyConnection, snap: str, plans: Sequence[TablePlan]
     cur.execute(SNAPSHOT_TABLES_DDL.format(snap=snap))
     if plans:
         cur.executemany(
-            f"insert into {snap}.meta.snapshot_tables values (?, ?, ?, ?, ?, ?, ?)",
+            f"insert into {snap}.meta.snapshot_tables values (?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 [
                     p.name, p.method, p.reason, p.rows_written, p.rows_written_since_copy,
-                    p.code_hash, round(p.seconds, 3),
+                    p.code_hash, round(p.seconds, 3), p.sorted_rows if p.order else None,
                 ]
                 for p in sorted(plans, key=lambda p: p.name)
             ],  # fmt: skip
