@@ -89,7 +89,6 @@ _FIXED_WIDTH = frozenset(
      "FLOAT", "DOUBLE"}
 )  # fmt: skip
 _FICLONE = 0x40049409  # linux/fs.h: _IOW(0x94, 9, int)
-# A table stored in an order (``orders``) whose sorted run is not recorded is copied whole.
 # The column of an incrementally built model (macros/materializations/sliced_table.sql)
 # that hashes what each key's rows are computed from.
 INPUT_HASH = "input_hash"
