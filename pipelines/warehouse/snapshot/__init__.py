@@ -13,8 +13,9 @@ those files read-only. Publishing a snapshot (``publish``):
    source's last load, its files and its refresh cadence) and ``meta.snapshot_tables``),
    ``CHECKPOINT``, ``DETACH``, fsync. The file starts as a clone of the current snapshot and
    only what changed is written into it (``update``): a table with a key by its changed
-   keys' rows, one without copied when it changed; with no current snapshot, every table is
-   copied;
+   keys' rows, one without copied when it changed, one stored in an order (the search
+   index) copied in it and then updated with one sorted run after the copy; with no
+   current snapshot, every table is copied;
 2. verify it from a separate read-only process (``verify``: ``python -m
    pipelines.warehouse.snapshot verify``): row counts of every table and the metadata must
    match what the writer copied, and every view must bind in the file;
