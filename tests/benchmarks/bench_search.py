@@ -78,7 +78,8 @@ def build(abns: int, *, rebuild_models: bool = False) -> Path:
 
 
 def replicate(abns: int, warehouse: Path) -> None:
-    """`marts.entities` and `marts.entity_names` for `abns` ABNs, from the seed (module docs)."""
+    """`marts.entities` (with the `input_hash` the search index's week compares) and
+    `marts.entity_names` for `abns` ABNs, from the seed (module docs)."""
     import duckdb
 
     seed = seed_warehouse()
@@ -127,7 +128,11 @@ def replicate(abns: int, warehouse: Path) -> None:
             create table marts.entities as
             select
                 lpad(cast(copies.k * 100000000 + e.n as varchar), 11, '0') as abn,
-                names.name as legal_name, e.abn_status, e.state, e.postcode
+                names.name as legal_name, e.abn_status, e.state, e.postcode,
+                -- what a week's index compares per ABN (macros/search/changed_rows.sql);
+                -- the index here is built whole, so any hash of the row serves
+                hash(copies.k, e.n, names.name, e.abn_status, e.state, e.postcode)
+                    as input_hash
             from seed_entities e
             cross join copies
             left join marts.entity_names names
