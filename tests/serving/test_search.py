@@ -374,34 +374,45 @@ def test_the_snapshot_keeps_the_index_order(snapshot: duckdb.DuckDBPyConnection)
         assert misplaced == 0, table
 
 
-def test_t4_reads_its_candidates_in_id_order_whatever_the_storage_order(
+def test_t4_reads_the_sorted_copy_and_the_run_after_it_in_id_order(
     snapshot: duckdb.DuckDBPyConnection,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """T4's candidates are each source's first rows in id order, not in storage order: a
-    snapshot updated in place holds a week's rows in a run after the sorted one
-    (pipelines/warehouse/snapshot/update.py), and gives the answers of the same rows sorted.
-    Here the rows are stored in the reverse of id order, and the budgets cut to two rows a
-    source, so which rows come first decides the answer."""
+    """A snapshot updated in place holds each index table as its sorted copy and one run
+    sorted by id after it (``meta.snapshot_tables.sorted_rows``: the rowid where the run
+    begins; pipelines/warehouse/snapshot/update.py). T4 reads each source's first rows of
+    both, and answers as from the same rows sorted. Here the run holds every other row by
+    id, and the budgets are cut to two rows a source, so reading the storage order alone
+    would answer otherwise."""
     (path,) = snapshot.execute(
         "select path from duckdb_databases() where database_name = current_database()"
     ).fetchone()
-    moved = tmp_path / "runs.duckdb"
+    moved = tmp_path / "updated.duckdb"
     shutil.copyfile(path, moved)
     with duckdb.connect(str(moved)) as con:
-        # each table stored in descending id order: its rows past the first in id order
-        # come first in storage order
+        con.execute("set max_vacuum_tasks = 0")  # as the publish: rowids stay where they are
         for table, column in (("search_names", "name_id"), ("search_words", "posting_id")):
+            (rows,) = con.execute(f"select count(*) from marts.{table}").fetchone()
+            assert con.execute(
+                "select sorted_rows from meta.snapshot_tables where table_name = ?",
+                [f"marts.{table}"],
+            ).fetchone() == (rows,)
+            # every other row by id moves to the run: each word's first two are in either
             con.execute(
-                f"create or replace table marts.{table} as"
-                f" select * from marts.{table} order by {column} desc"
+                f"create temp table moved as select * from marts.{table}"
+                f" qualify row_number() over (order by {column}) % 2 = 0"
             )
-            (ascents,) = con.execute(
-                f"select count(*) from (select {column} - lag({column}) over (order by rowid)"
-                f" as step from marts.{table}) where step >= 0"
+            con.execute(f"delete from marts.{table} where {column} in (select {column} from moved)")
+            con.execute(f"insert into marts.{table} select * from moved order by {column}")
+            con.execute("drop table moved")
+            (descents, after) = con.execute(
+                f"select count(*) filter (where step <= 0), count(*) filter (where rowid >= ?)"
+                f" from (select rowid, {column} - lag({column}) over (order by rowid) as step"
+                f" from marts.{table})",
+                [rows],
             ).fetchone()
-            assert ascents == 0, table
+            assert (descents, after > 0) == (1, True), table
     monkeypatch.setattr(search_module, "FUZZY_POSTINGS", 2)
     monkeypatch.setattr(search_module, "FUZZY_PREFIX_ROWS", 2)
     queries = ["acme plumbimg", "acme plumbin servces", "plumbing acmee", "zebra holdngs", "acm"]
