@@ -393,19 +393,18 @@ def _merge(found: dict[int, _Hit], hits: Iterable[_Hit]) -> None:
 
 
 def _sorted_runs(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
-    """Table -> the rowid where the run after its sorted copy begins, for the index tables
-    the snapshot updated in place (``meta.snapshot_tables.sorted_rows``,
-    pipelines/warehouse/snapshot/update.py). A table not listed (a snapshot without that
-    record) is read as one sorted run."""
+    """Marts table -> the rowid where the run after its sorted copy begins, for the tables
+    stored in an order that the snapshot updated in place (``meta.snapshot_tables.
+    sorted_rows``, pipelines/warehouse/snapshot/update.py). A table not listed (a snapshot
+    without that record) is read as one sorted run."""
     try:
         rows = con.execute(
             "select table_name, sorted_rows from meta.snapshot_tables"
-            " where table_name in ('marts.search_names', 'marts.search_words')"
-            " and sorted_rows is not null"
+            " where table_name like 'marts.%' and sorted_rows is not null"
         ).fetchall()
     except (duckdb.CatalogException, duckdb.BinderException):  # no such table or column
         return {}
-    return {str(name).split(".", 1)[1]: int(start) for name, start in rows}
+    return {str(name).removeprefix("marts."): int(start) for name, start in rows}
 
 
 def _fuzzy(
