@@ -728,7 +728,9 @@ def test_the_publish_says_where_its_time_went(
     assert 0.3 <= info.seconds["sidecar probe"] < 0.3 + 5
     assert all(value >= 0 for value in info.seconds.values())
     with duckdb.connect(str(info.path), read_only=True) as con:
-        tables = dict(con.execute("select table_name, seconds from meta.snapshot_tables").fetchall())
+        tables = dict(
+            con.execute("select table_name, seconds from meta.snapshot_tables").fetchall()
+        )
     assert set(tables) == set(info.tables)
     # every table was looked at (kept ones compared, the others written): none took no time,
     # and together they took no longer than the file did
@@ -925,7 +927,9 @@ def test_a_key_that_is_null_in_some_rows_is_updated_by_it(
     a key with a null are found, deleted and written like any other."""
     keys = {"marts.entities": ("abn", "grp")}
     _build_week_marts(writer, AS_OF)
-    writer.execute("update marts.entities set grp = null where abn in ('50000000001', '50000000002')")
+    writer.execute(
+        "update marts.entities set grp = null where abn in ('50000000001', '50000000002')"
+    )
     publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
     writer.execute("update marts.entities set name = 'Changed' where abn = '50000000001'")
     writer.execute("delete from marts.entities where abn = '50000000002'")
@@ -944,7 +948,9 @@ def test_an_update_that_does_not_give_the_warehouses_table_is_copied_whole(
     keys = {"marts.entities": ("abn",)}
     _build_week_marts(writer, AS_OF)
     publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
-    writer.execute("insert into marts.entities select * from marts.entities where abn = '50000000001'")
+    writer.execute(
+        "insert into marts.entities select * from marts.entities where abn = '50000000001'"
+    )
     info = publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
     assert _written(info.path)["marts.entities"][:2] == (
         "copied",
@@ -1029,6 +1035,72 @@ def test_an_input_hash_under_the_code_the_snapshot_recorded_is_not_checked_again
     info = publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
     assert _written(info.path)["marts.entities"] == ("updated", "1 of 100 keys changed", 1, 1)
     assert _differing_rows(writer, info.path)["marts.entities"] == 2  # 50000000011, each side
+
+
+def test_a_table_whose_builds_recorded_the_keys_they_wrote_is_compared_on_them(
+    writer: duckdb.DuckDBPyConnection, settings: Settings
+) -> None:
+    """The keys a build wrote since the current snapshot was published
+    (``meta.<table>__unpublished_keys``, its column the table's own, not necessarily its
+    publish key) are the changed keys: the rows of those keys on either side, no row hashed.
+    A publish empties the records and names itself as what they count from; a record with
+    a whole build in it (a null key), or counting from another snapshot, is not used."""
+    keys = {"marts.entities": ("abn",), "marts.names": ("name_id",)}
+    _build_week_marts(writer, AS_OF)
+    writer.execute(
+        "create table marts.names as select row_number() over (order by abn) * 10 as name_id,"
+        " abn, name from marts.entities"
+    )
+    first = publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
+    assert writer.execute("select snapshot_id from meta.unpublished_keys_since").fetchall() == [
+        (first.snapshot_id,)
+    ]
+
+    # what a week's builds do: rows rewritten for some ABNs, each recorded
+    writer.execute("create table meta.entities__unpublished_keys (abn varchar)")
+    writer.execute("create table meta.names__unpublished_keys (abn varchar)")
+    writer.execute("update marts.entities set name = 'Renamed' where abn = '50000000007'")
+    writer.execute("delete from marts.entities where abn = '50000000008'")
+    writer.execute(
+        "insert into meta.entities__unpublished_keys values ('50000000007'), ('50000000008')"
+    )
+    writer.execute("delete from marts.names where abn in ('50000000007', '50000000008')")
+    writer.execute("insert into marts.names values (75, '50000000007', 'Renamed')")
+    writer.execute(
+        "insert into meta.names__unpublished_keys values ('50000000007'), ('50000000008')"
+    )
+    # a row no build recorded is not looked for: the records are taken at their word
+    writer.execute("update marts.entities set name = 'Unseen' where abn = '50000000011'")
+    second = publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
+
+    written = _written(second.path)
+    by_records = "keys changed, found by the keys the builds wrote"
+    assert written["marts.entities"] == ("updated", f"2 of 99 {by_records}", 2, 2)
+    # name ids 70 and 80 gone, 75 new
+    assert written["marts.names"] == ("updated", f"3 of 99 {by_records}", 3, 3)
+    differing = _differing_rows(writer, second.path)
+    assert differing.pop("marts.entities") == 2  # 50000000011, on each side
+    assert set(differing.values()) == {0}
+    assert writer.execute("select count(*) from meta.entities__unpublished_keys").fetchall() == [
+        (0,)
+    ]
+    assert writer.execute("select snapshot_id from meta.unpublished_keys_since").fetchall() == [
+        (second.snapshot_id,)
+    ]
+
+    # a whole build since: every row compared
+    writer.execute("insert into meta.entities__unpublished_keys values (null)")
+    third = publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
+    assert _written(third.path)["marts.entities"][:2] == ("updated", "1 of 99 keys changed")
+    assert _differing_rows(writer, third.path)["marts.entities"] == 0
+
+    # records that count from another snapshot than the current one: not used
+    writer.execute("update meta.unpublished_keys_since set snapshot_id = 'another'")
+    writer.execute("update marts.entities set name = 'Again' where abn = '50000000013'")
+    writer.execute("insert into meta.entities__unpublished_keys values ('50000000007')")
+    fourth = publish_snapshot(writer, settings, as_of=AS_OF, keys=keys)
+    assert _written(fourth.path)["marts.entities"][:2] == ("updated", "1 of 99 keys changed")
+    assert _differing_rows(writer, fourth.path)["marts.entities"] == 0
 
 
 def test_an_unreadable_current_snapshot_is_not_cloned(

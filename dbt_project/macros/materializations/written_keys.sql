@@ -10,6 +10,12 @@
     passed has built the model (pipelines/dbt_versions.py, `clear_written_keys`): the rows
     not in it were there when the model's tests last passed.
 
+    meta.<model>__unpublished_keys: the same keys, recorded in the same statements, kept
+    until a publish has written them into the snapshot (its column is named after the
+    table's key column). The publish compares only those keys' rows with the current
+    snapshot instead of hashing every row of both (pipelines/warehouse/snapshot/update.py,
+    `written_since`), and empties every such record once its snapshot is current.
+
     A test reads only the written rows when the run says the model's tests may
     (BVS_TESTS_SCOPED, the models whose tests the weekly build found unchanged since they
     last passed: `plan_build`), and the record holds no null key. Otherwise, and in any
@@ -25,14 +31,24 @@
 {#- The statements that record what a build of `relation` wrote: `keys_sql` selects the
     keys it wrote again (one column), or none for a whole build. The record's key column has
     the type of the table's `key_column`. -#}
+{% macro unpublished_keys_relation(relation) -%}
+    {{ return(api.Relation.create(database=relation.database, schema='meta', identifier=relation.identifier ~ '__unpublished_keys')) }}
+{%- endmacro %}
+
+
 {% macro record_written_keys(relation, key_column, keys_sql=none) -%}
     {%- set record = bvs.written_keys_relation(relation) -%}
+    {%- set unpublished = bvs.unpublished_keys_relation(relation) -%}
     {%- if keys_sql is none -%}
         create or replace table {{ record }} as select {{ key_column }} as key from {{ relation }} limit 0;
-        insert into {{ record }} values (null)
+        insert into {{ record }} values (null);
+        create or replace table {{ unpublished }} as select {{ key_column }} from {{ relation }} limit 0;
+        insert into {{ unpublished }} values (null)
     {%- else -%}
         create table if not exists {{ record }} as select {{ key_column }} as key from {{ relation }} limit 0;
-        insert into {{ record }} select key from ({{ keys_sql }}) as written(key)
+        insert into {{ record }} select key from ({{ keys_sql }}) as written(key);
+        create table if not exists {{ unpublished }} as select {{ key_column }} from {{ relation }} limit 0;
+        insert into {{ unpublished }} select key from ({{ keys_sql }}) as written(key)
     {%- endif -%}
 {%- endmacro %}
 

@@ -6,7 +6,9 @@
 2. verify it from a separate read-only process (``verify``);
 3. build the sidecars from it (``<id>.<name>.sqlite``), rename it to ``<id>.duckdb`` (so
    every final-named file has been verified), fsync the folder;
-4. switch the pointer ``CURRENT`` (``pointer``);
+4. switch the pointer ``CURRENT`` (``pointer``), and empty the builds' records of the keys
+   they wrote since the last publish (``update.mark_published``), which the next publish
+   compares instead of hashing every row;
 5. keep the newest ``settings.snapshots_kept`` files and the current one (``retention``).
 
 While steps 1 to 3 write, the files being written are flushed as they go (``flush``).
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import duckdb
 
+from . import update
 from .build import build_snapshot_file
 from .core import (
     SIDECAR_SUFFIX,
@@ -186,6 +189,7 @@ def publish_snapshot(
         seconds=seconds,
     )
     switch_pointer(info, settings)
+    _mark_published(con, snapshot_id)
     timed("made current")
     log.info(
         "published snapshot %s (as of %s): %d tables, %d rows, %d views; seconds: %s",
@@ -198,6 +202,19 @@ def publish_snapshot(
     )
     retain_snapshots(settings)
     return info
+
+
+def _mark_published(con: duckdb.DuckDBPyConnection, snapshot_id: str) -> None:
+    """The builds' records of the keys they wrote emptied, counted from ``snapshot_id``
+    (``update.mark_published``). Not done, the next publish compares its tables whole
+    instead: a warning, not a failed publish."""
+    cur = con.cursor()
+    try:
+        update.mark_published(cur, snapshot_id)
+    except duckdb.Error as exc:
+        log.warning("the keys written before snapshot %s stay recorded: %s", snapshot_id, exc)
+    finally:
+        cur.close()
 
 
 @contextlib.contextmanager

@@ -26,7 +26,12 @@ DuckDB file compresses every value again. So when a current snapshot exists:
      whole): the code the warehouse's table was built with (``meta.model_versions``) is
      recorded with the table in the snapshot, and when it is not the one the clone's table
      was built with, or either is unknown, the check after the update (4., below) compares
-     the tables whole;
+     the tables whole. A table whose builds recorded the keys they wrote since the clone's
+     snapshot was published (``written_since``: ``meta.<table>__unpublished_keys``,
+     written by the ``sliced_table`` materialisation and the search index's post-hook in
+     the transaction of their rows, emptied by ``mark_published`` once a publish's
+     snapshot is current) is not hashed at all: its changed keys are those of the rows, on
+     either side, of the keys recorded;
    * ``copied``: every other table: new, its columns changed, no key, or too much changed;
 
    a table stored in an order (``orders``: the model's ``meta.publish_order``, the search
@@ -92,6 +97,10 @@ _FICLONE = 0x40049409  # linux/fs.h: _IOW(0x94, 9, int)
 # The column of an incrementally built model (macros/materializations/sliced_table.sql)
 # that hashes what each key's rows are computed from.
 INPUT_HASH = "input_hash"
+# The warehouse's records of the keys a build wrote since the last publish
+# (macros/materializations/written_keys.sql), and the snapshot they are counted from.
+UNPUBLISHED_SUFFIX = "__unpublished_keys"
+UNPUBLISHED_SINCE = "unpublished_keys_since"
 
 SNAPSHOT_TABLES_DDL = """
 create table {snap}.meta.snapshot_tables (
@@ -237,6 +246,71 @@ def code_hashes(cur: duckdb.DuckDBPyConnection, catalog: str) -> dict[str, str]:
     return {}
 
 
+def _meta_tables(cur: duckdb.DuckDBPyConnection, catalog: str) -> list[str]:
+    return [
+        str(name)
+        for (name,) in cur.execute(
+            "select table_name from duckdb_tables()"
+            " where database_name = ? and schema_name = 'meta'",
+            [catalog],
+        ).fetchall()
+    ]
+
+
+def written_since(cur: duckdb.DuckDBPyConnection, catalog: str, alias: str) -> dict[str, str]:
+    """Table -> the column of the keys its builds recorded as written since the clone
+    attached as ``alias`` was published (``meta.<table>__unpublished_keys``): every row of
+    the table that differs from the clone's holds one of those keys on one side or the
+    other.
+
+    Only records that can say so: the warehouse's ``meta.unpublished_keys_since`` names the
+    clone's own snapshot (the publish that emptied the records made it current; a clone of
+    any other snapshot, one rolled back to or written before the records existed, gets
+    none), the record has one column, and no whole build since (a null key). A table
+    without a record is not in it: its model records nothing."""
+    wh, snap = quote(catalog), quote(alias)
+    try:
+        published = cur.execute(f"select snapshot_id from {snap}.meta.snapshot").fetchall()
+        since = cur.execute(f"select snapshot_id from {wh}.meta.{UNPUBLISHED_SINCE}").fetchall()
+    except duckdb.CatalogException:
+        return {}
+    if len(published) != 1 or since != published:
+        return {}
+    found: dict[str, str] = {}
+    for name in _meta_tables(cur, catalog):
+        if not name.endswith(UNPUBLISHED_SUFFIX):
+            continue
+        columns = _columns(cur, catalog, "meta", name)
+        if len(columns) != 1:
+            continue
+        column = str(columns[0][0])
+        whole = cur.execute(
+            f"select count(*) from {wh}.meta.{quote(name)} where {quote(column)} is null"
+        ).fetchall()
+        if whole[0][0] == 0:
+            found[name.removesuffix(UNPUBLISHED_SUFFIX)] = column
+    return found
+
+
+def mark_published(cur: duckdb.DuckDBPyConnection, snapshot_id: str) -> int:
+    """Once ``snapshot_id`` is current and holds the warehouse's tables: every record of the
+    keys written since a publish emptied, and ``snapshot_id`` named as the snapshot they
+    count from (``written_since``), in one transaction. The number of records emptied."""
+    row = cur.execute("select current_database()").fetchone()
+    catalog = str(row[0]) if row else ""
+    with transaction(cur):
+        cur.execute("create schema if not exists meta")
+        records = [n for n in _meta_tables(cur, catalog) if n.endswith(UNPUBLISHED_SUFFIX)]
+        for name in records:
+            cur.execute(f"delete from meta.{quote(name)}")
+        cur.execute(
+            f"create or replace table meta.{UNPUBLISHED_SINCE} as"
+            " select cast(? as varchar) as snapshot_id, now() as published_at",
+            [snapshot_id],
+        )
+    return len(records)
+
+
 def plan_tables(
     cur: duckdb.DuckDBPyConnection,
     catalog: str,
@@ -253,12 +327,14 @@ def plan_tables(
     key or its sorted run is not recorded. ``codes`` (``code_hashes``): the code each
     warehouse table was built with."""
     previous = previous_writes(cur, alias)
+    written = written_since(cur, catalog, alias)
     plans: list[TablePlan] = []
     for number, (schema, table) in enumerate(wanted):
         started = time.perf_counter()
         plan = _plan_table(
-            cur, catalog, alias, schema, table, number, keys, orders or {}, codes or {}, previous
-        )
+            cur, catalog, alias, schema, table, number, keys, orders or {}, codes or {},
+            previous, written,
+        )  # fmt: skip
         plan.seconds = time.perf_counter() - started
         plans.append(plan)
     return plans
@@ -275,6 +351,7 @@ def _plan_table(
     orders: Mapping[str, Sequence[str]],
     codes: Mapping[str, str],
     previous: Mapping[str, PreviousWrites],
+    written: Mapping[str, str],
 ) -> TablePlan:
     """``plan_tables`` for one table (``number``: its place, naming its changed keys' table)."""
     wh, snap = quote(catalog), quote(alias)
@@ -299,41 +376,58 @@ def _plan_table(
     rows = _count(cur, source)
     constant = _constant_columns(cur, source, [c for c in columns if c[0] not in key])
     names = {c for c, _ in columns}
-    if INPUT_HASH in names and INPUT_HASH not in key:
-        row_hash = quote(INPUT_HASH)
-    else:
-        row_hash = f"hash({', '.join(quote(c) for c, _ in columns if c not in constant)})"
     on = ", ".join(quote(c) for c in key)
-    same_key = " and ".join(
-        f"new_rows.{quote(c)} is not distinct from old_rows.{quote(c)}" for c in key
-    )
-    either = ", ".join(
-        f"coalesce(new_rows.{quote(c)}, old_rows.{quote(c)}) as {quote(c)}" for c in key
-    )
     changed_keys = f"bvs_publish_changed_{number}"
-    cur.execute(
-        f"""
-        create or replace temporary table {changed_keys} as
-        select {either}
-        from (select {on}, {row_hash} as row_hash from {source}) as new_rows
-        full outer join (select {on}, {row_hash} as row_hash from {target}) as old_rows
-            on {same_key}
-        where new_rows.row_hash is distinct from old_rows.row_hash
-        """
-    )
+    recorded = written.get(table)
+    if recorded is not None and recorded in names:
+        # the rows of the keys the builds wrote, on either side: no row is hashed
+        record = f"{quote(catalog)}.meta.{quote(table + UNPUBLISHED_SUFFIX)}"
+        in_record = f"{quote(recorded)} in (select {quote(recorded)} from {record})"
+        cur.execute(
+            f"""
+            create or replace temporary table {changed_keys} as
+            select {on} from {source} where {in_record}
+            union
+            select {on} from {target} where {in_record}
+            """
+        )
+        complete, found_by = True, ", found by the keys the builds wrote"
+    else:
+        if INPUT_HASH in names and INPUT_HASH not in key:
+            row_hash = quote(INPUT_HASH)
+        else:
+            row_hash = f"hash({', '.join(quote(c) for c, _ in columns if c not in constant)})"
+        same_key = " and ".join(
+            f"new_rows.{quote(c)} is not distinct from old_rows.{quote(c)}" for c in key
+        )
+        either = ", ".join(
+            f"coalesce(new_rows.{quote(c)}, old_rows.{quote(c)}) as {quote(c)}" for c in key
+        )
+        cur.execute(
+            f"""
+            create or replace temporary table {changed_keys} as
+            select {either}
+            from (select {on}, {row_hash} as row_hash from {source}) as new_rows
+            full outer join (select {on}, {row_hash} as row_hash from {target}) as old_rows
+                on {same_key}
+            where new_rows.row_hash is distinct from old_rows.row_hash
+            """
+        )
+        code_now = codes.get(table)
+        complete = row_hash != quote(INPUT_HASH) or (
+            code_now is not None and code_now == then.code_hash
+        )
+        found_by = ""
     changed = _count(cur, changed_keys)
-    written = then.since_copy + changed
-    code_now = codes.get(table)
-    complete = row_hash != quote(INPUT_HASH) or (
-        code_now is not None and code_now == then.code_hash
-    )
+    since_copy = then.since_copy + changed
     plan = TablePlan(
-        schema, table, "updated", f"{changed} of {rows} keys changed", key, changed_keys,
-        constant, changed, written, keys_complete=complete, sorted_rows=then.sorted_rows,
+        schema, table, "updated", f"{changed} of {rows} keys changed{found_by}", key,
+        changed_keys, constant, changed, since_copy, keys_complete=complete,
+        sorted_rows=then.sorted_rows,
     )  # fmt: skip
     if name in orders and then.sorted_rows is None:
         plan.method, plan.reason = "copied", "stored in its order, its sorted run not recorded"
-    elif name in orders and changed and written <= UPDATE_MAX_SHARE * max(rows, 1):
+    elif name in orders and changed and since_copy <= UPDATE_MAX_SHARE * max(rows, 1):
         # the run after the sorted one is written again with the changed keys' rows
         cur.execute(
             f"insert into {changed_keys} select {on} from {target}"
@@ -343,9 +437,9 @@ def _plan_table(
         plan.reason += f", {plan.rows_written - changed} more rows of the run after the sorted one"
     if changed > UPDATE_MAX_SHARE * max(rows, 1):
         plan.method, plan.reason = "copied", f"{changed} of {rows} keys changed"
-    elif written > UPDATE_MAX_SHARE * max(rows, 1):
+    elif since_copy > UPDATE_MAX_SHARE * max(rows, 1):
         plan.method = "copied"
-        plan.reason = f"{written} rows rewritten since it was copied whole, of {rows}"
+        plan.reason = f"{since_copy} rows rewritten since it was copied whole, of {rows}"
     return plan
 
 
