@@ -138,7 +138,8 @@ def _inputs(check_ids: list[str], catalog: str = "") -> str:
     columns = [f"v.{m}" for m in RECORD_MEMBERS] + ["v.flags", "s.severities"]
     columns += [f"v.{c}_{part}" for c in check_ids for part in ("status", "reason", "detail")]
     return f"""
-        select cast(v.abn as bigint) as abn, hash({", ".join(columns)}) as input_hash
+        select cast(v.abn as bigint) as abn, v.abn as abn_text,
+            hash({", ".join(columns)}) as input_hash
         from {prefix}marts.verifications as v
         left join ({_severities(prefix)}) as s on s.abn = v.abn
         """
@@ -150,7 +151,10 @@ def _input_hashes(catalog: str = "") -> str:
     same code gives the same row, its flags' severities included (the flag definitions are
     part of the model's code: its ``incremental_globals``)."""
     prefix = f"{catalog}." if catalog else ""
-    return f"select cast(abn as bigint) as abn, input_hash from {prefix}marts.verifications"
+    return (
+        "select cast(abn as bigint) as abn, abn as abn_text, input_hash"
+        f" from {prefix}marts.verifications"
+    )
 
 
 def _code_hash(con: duckdb.DuckDBPyConnection, catalog: str | None = None) -> str | None:
@@ -187,8 +191,10 @@ def _same_code(con: duckdb.DuckDBPyConnection, previous: str) -> bool:
 def _bodies(check_ids: list[str], catalog: str = "", only: str = "") -> str:
     """The statement giving each ABN of ``catalog``'s snapshot (`` ""``: the connection's own
     database) as ``abn`` (an integer) and its record's JSON text ``body``; ``$reasons`` is
-    the reasons list the body indexes into. ``only`` names a relation of the ABNs (``abn``,
-    an integer) to give, when not every one."""
+    the reasons list the body indexes into. ``only`` names a relation of the ABNs to give,
+    when not every one, as the table holds them (``abn_text``): a filter on the column
+    itself reaches the scan, which then reads the other columns of those rows only (0.7
+    against 1.0 s for a realistic week's 25,000 of 2 M ABNs, on the integer)."""
     code = " ".join(f"when '{k}' then '{v}'" for k, v in STATUS_CODES.items())
     statuses = " || ".join(f"(case {c}_status {code} else '?' end)" for c in check_ids)
     reason_ids = ", ".join(f"list_position($reasons, {c}_reason) - 1" for c in check_ids)
@@ -214,7 +220,7 @@ def _bodies(check_ids: list[str], catalog: str = "", only: str = "") -> str:
             || ',"details":{{' || concat_ws(',', {details}) || '}}}}' as body
         from {prefix}marts.verifications as v
         left join severities as s on s.abn = v.abn
-        {f"where cast(v.abn as bigint) in (select abn from {only})" if only else ""}
+        {f"where v.abn in (select abn_text from {only})" if only else ""}
         """
 
 
@@ -317,7 +323,7 @@ def _update(
         con.execute(
             f"""
             create or replace temporary table bvs_changed_abns as
-            select new_inputs.abn
+            select new_inputs.abn, new_inputs.abn_text
             from ({new_inputs}) as new_inputs
             left join ({old_inputs}) as old_inputs
                 on new_inputs.abn = old_inputs.abn
