@@ -53,7 +53,8 @@ def test_no_macro_looks_a_meta_table_up_in_the_relation_cache() -> None:
         r"(adapter\.get_relation|load_relation|load_cached_relation)\((.{0,200})", re.S
     )
     meta = re.compile(
-        r"'meta'|\"meta\"|_state\(|written_keys_relation|__abn_inputs|__record_inputs|__written_keys|__word_deltas|\bstate\."
+        r"'meta'|\"meta\"|_state\(|written_keys_relation|unpublished_keys_relation|__abn_inputs"
+        r"|__record_inputs|__written_keys|__unpublished_keys|__word_deltas|\bstate\."
     )
     found = []
     for path in sorted((DBT_PROJECT_DIR / "macros").rglob("*.sql")) + sorted(
