@@ -621,6 +621,7 @@ def test_marts_land_in_their_own_schemas(built: tuple[Path, Path]) -> None:
         ("intermediate", "int_match_records__ppsr", "VIEW"),
         ("intermediate", "int_match_records__registers", "VIEW"),
         ("intermediate", "int_matching__abn_inputs", "BASE TABLE"),
+        ("intermediate", "int_matching__changed_abn_names", "BASE TABLE"),
         ("intermediate", "int_matching__entity_names_keyed", "BASE TABLE"),
         ("intermediate", "int_matching__name_similarities", "BASE TABLE"),
         ("intermediate", "int_matching__people_keyed", "BASE TABLE"),

@@ -53,6 +53,7 @@ EXPECTED_KEYS = [
     "intermediate/int_match_records__ppsr",
     "intermediate/int_match_records__registers",
     "intermediate/int_matching__abn_inputs",
+    "intermediate/int_matching__changed_abn_names",
     "intermediate/int_matching__entity_names_keyed",
     "intermediate/int_matching__name_similarities",
     "intermediate/int_matching__people_keyed",

@@ -48,14 +48,16 @@ NEXT_WEEK = "2026-11-27"
 ROOT = Path(__file__).resolve().parents[2]
 DBT_PROJECT = ROOT / "dbt_project"
 DBT = str(Path(sys.executable).with_name("dbt"))
-# bookkeeping, not results: when each incremental model was built, and from which code; and
+# bookkeeping, not results: when each incremental model was built, and from which code;
 # what search_words' postings of each ABN were built from, which hashes the name ids a week
-# places otherwise than a whole build numbers them (the tables themselves are compared)
+# places otherwise than a whole build numbers them (the tables themselves are compared); and
+# the names of the ABNs changed since the match tables were built, which their passes read
 NOT_COMPARED = {
     ("meta", "model_versions"),
     ("meta", "name_similarities__built"),
     ("meta", "search_words__abn_inputs"),
     ("meta", "match_table_builds"),
+    ("intermediate", "int_matching__changed_abn_names"),
 }
 # compared on the rows a whole build writes: the ABN side of the match tables without the
 # time each hash last changed (and an ABN gone keeps a row with a null hash); the keyed
@@ -184,15 +186,22 @@ def test_the_next_week_recomputes_only_the_abns_whose_inputs_changed(two_weeks: 
 def test_the_next_weeks_match_tables_match_only_the_records_and_abns_that_changed(
     two_weeks: dict,
 ) -> None:
-    found = {
-        model: tuple(int(n) for n in numbers)
-        for model, *numbers in re.findall(
-            r"(match_\w+): (\d+) of (\d+) records and (\d+) of (\d+) ABNs to match again",
-            two_weeks["log"],
-        )
-    }
+    lines = re.findall(
+        r"(match_\w+): (\d+) of (\d+) records and (\d+) of (\d+) ABNs to match again"
+        r"(?:, their rows read from (\w+))?",
+        two_weeks["log"],
+    )
+    found = {model: tuple(int(n) for n in numbers) for model, *numbers, _ in lines}
     tables = sorted(p.stem for p in (DBT_PROJECT / "models/marts/matching").glob("match_*.sql"))
     assert sorted(found) == tables, "a match table was rebuilt whole, not incrementally"
+    # the entity names of the changed ABNs: read from the week's few, not from all of them
+    by_names = {
+        p.stem for p in (DBT_PROJECT / "models/marts/matching").glob("match_*.sql")
+        if "register_matches" in p.read_text()
+    }
+    assert {model: read for model, *_, read in lines} == {
+        model: "int_matching__changed_abn_names" if model in by_names else "" for model in tables
+    }
     for model, (records, all_records, abns, all_abns) in found.items():
         # the ABNs whose entity, names or people changed, and the new ones: the same for
         # every table, a few in a hundred
@@ -595,6 +604,47 @@ def test_a_match_table_is_built_whole_when_its_abn_side_may_be_behind(two_weeks:
     rebuilt = "match_gazette: int_matching__abn_inputs was built whole since: a whole build"
     assert rebuilt in run("--select", "match_gazette")
     assert nothing.search(run("--select", "match_gazette"))
+
+
+def test_a_match_table_reads_the_weeks_names_only_when_they_stand(two_weeks: dict) -> None:
+    """A week's pass of a match table against its changed ABNs reads their names from
+    int_matching__changed_abn_names (one scan of entity_names a week, not one per match
+    table) only when that table was built after entity_names and int_matching__abn_inputs
+    and holds every ABN the pass matches again; otherwise from entity_names."""
+    copy, env, work = _warehouse_copy(two_weeks, "abn-names")
+
+    def run(*args: str) -> str:
+        return _dbt(["run", *args], env, work)
+
+    def rename(rank: int) -> None:  # one ABN's names change: int_matching__abn_inputs stamps it
+        with duckdb.connect(str(copy)) as con:
+            con.execute(
+                "update marts.entity_names set name = name || ' PTY'"
+                " where abn = (select abn from (select distinct abn from marts.entity_names)"
+                f" order by abn limit 1 offset {rank})"
+            )
+
+    one = re.compile(r"match_gazette: 0 of \d+ records and 1 of \d+ ABNs to match again")
+    run("--select", "match_gazette")  # whole: the copy's catalog name is in its compiled SQL
+    rename(0)
+    run("--select", "int_matching__abn_inputs")
+    log = run("--select", "match_gazette")
+    assert "match_gazette: int_matching__changed_abn_names is older than what it is made of" in log
+    assert one.search(log) and "their rows read from" not in log
+    rename(1)
+    run("--select", "int_matching__abn_inputs int_matching__changed_abn_names")
+    log = run("--select", "match_gazette")
+    assert one.search(log) and ", their rows read from int_matching__changed_abn_names" in log
+    rename(2)
+    run("--select", "int_matching__abn_inputs int_matching__changed_abn_names")
+    with duckdb.connect(str(copy)) as con:
+        con.execute(
+            "delete from intermediate.int_matching__changed_abn_names where abn ="
+            " (select abn from intermediate.int_matching__abn_inputs order by changed_at desc limit 1)"
+        )
+    log = run("--select", "match_gazette")
+    assert "match_gazette: int_matching__changed_abn_names lacks 1 of the changed ABNs" in log
+    assert one.search(log) and "their rows read from" not in log
 
 
 def _dbt_test(tests: list[str], env: dict[str, str], work: Path) -> set[str]:

@@ -84,7 +84,8 @@ entities as (
 
 entity_names as (
 
-    select abn, name, name_normalised from {{ ref('entity_names') }} as entity_names
+    select abn, name, name_normalised
+    from {{ bvs.match_abn_rows(ref('entity_names'), ref('int_matching__changed_abn_names')) }} as entity_names
     where {{ bvs.match_abns('entity_names.abn') }}
 
 ),

@@ -18,7 +18,12 @@
       it has seen (meta.match_table_builds) and recomputes the ABNs stamped since.
 
     The model marks where each side is read with `bvs.match_records(alias, key_columns)`
-    and `bvs.match_abns(column)` in a `where` clause; a whole build reads every row. A
+    and `bvs.match_abns(column)` in a `where` clause; a whole build reads every row. Where
+    it reads an ABN's rows from a relation that a week's model holds for the changed ABNs
+    alone, it names both (`bvs.match_abn_rows(relation, changed_relation)`, the entity
+    names and int_matching__changed_abn_names): the pass against the changed ABNs reads the
+    small one when it was built after everything it is made of (meta.model_versions) and
+    holds every ABN the table matches again, and the whole relation otherwise. A
     whole build instead of a week's when: dbt's `--full-refresh`; no table, no record of
     its inputs or of the stamp it saw; its compiled SQL changed since it was built
     (meta.model_versions, as for `sliced_table`); int_matching__abn_inputs is older than
@@ -39,8 +44,9 @@
 
   {%- set records_marker = modules.re.compile('\\(1 = 1 /\\* bvs:match_records:([A-Za-z0-9_]+):([A-Za-z0-9_,]+) \\*/\\)') -%}
   {%- set abns_marker = modules.re.compile('\\(1 = 1 /\\* bvs:match_abns:([A-Za-z0-9_.]+) \\*/\\)') -%}
+  {%- set rows_marker = bvs.match_abn_rows_marker() -%}
   {%- set keys = bvs.match_table_keys(records_marker, sql) -%}
-  {%- set whole_sql = abns_marker.sub('(1 = 1)', records_marker.sub('(1 = 1)', sql)) -%}
+  {%- set whole_sql = rows_marker.sub('\\1', abns_marker.sub('(1 = 1)', records_marker.sub('(1 = 1)', sql))) -%}
   {%- set state = bvs.match_table_state(this) -%}
 
   {{ drop_relation_if_exists(preexisting_intermediate_relation) }}
@@ -52,7 +58,8 @@
   {%- set changes = bvs.match_table_changes(existing_relation, sql, keys) %}
   {%- if changes is not none %}
     {{ log(this.identifier ~ ': ' ~ changes.records ~ ' of ' ~ changes.records_total ~ ' records and '
-           ~ changes.abns ~ ' of ' ~ changes.abns_total ~ ' ABNs to match again', info=True) }}
+           ~ changes.abns ~ ' of ' ~ changes.abns_total ~ ' ABNs to match again'
+           ~ (', their rows read from ' ~ changes.abn_rows | join(', ') if changes.abn_rows else ''), info=True) }}
     {%- set key_hash = 'hash(' ~ keys | join(', ') ~ ')' %}
     {%- set in_records = 'in (select record_hash from ' ~ changes.records_relation ~ ')' %}
     {%- set in_abns = 'in (select abn from ' ~ changes.abns_relation ~ ')' %}
@@ -63,13 +70,13 @@
     {%- set passes = [] %}
     {%- if changes.records > 0 %}
       {#- the changed records against every ABN -#}
-      {%- do passes.append(abns_marker.sub('(1 = 1)',
-            bvs.match_table_records_sub(records_marker, sql, in_records))) %}
+      {%- do passes.append(rows_marker.sub('\\1', abns_marker.sub('(1 = 1)',
+            bvs.match_table_records_sub(records_marker, sql, in_records)))) %}
     {%- endif %}
     {%- if changes.abns > 0 %}
       {#- the other records against the changed ABNs -#}
-      {%- do passes.append(abns_marker.sub('(\\1 ' ~ in_abns ~ ')',
-            bvs.match_table_records_sub(records_marker, sql, 'not ' ~ in_records))) %}
+      {%- do passes.append(rows_marker.sub('\\2' if changes.abn_rows else '\\1', abns_marker.sub('(\\1 ' ~ in_abns ~ ')',
+            bvs.match_table_records_sub(records_marker, sql, 'not ' ~ in_records)))) %}
     {%- endif %}
     {%- if passes | length == 0 %}
       {% call statement('main') -%}
@@ -142,6 +149,56 @@
 {% macro match_abns(column) -%}
   (1 = 1 /* bvs:match_abns:{{ column }} */)
 {%- endmacro %}
+
+
+{#- Where a match table's SQL reads an ABN's rows from `relation`, of which the week's model
+    `changed_relation` holds the rows of the changed ABNs alone (with the same columns, and a
+    row for each changed ABN). -#}
+{% macro match_abn_rows(relation, changed_relation) -%}
+  {{ relation }} /* bvs:match_abn_rows:{{ changed_relation }} */
+{%- endmacro %}
+
+
+{#- The `match_abn_rows` marker: group 1 the whole relation, group 2 the week's. -#}
+{% macro match_abn_rows_marker() %}
+  {{ return(modules.re.compile('(\\S+) /\\* bvs:match_abn_rows:(\\S+) \\*/')) }}
+{% endmacro %}
+
+
+{#-
+    The week's relations (`match_abn_rows`) a pass against the changed ABNs
+    (`abns_relation`) may read: each was built after every model it is made of, by their
+    builds' times in meta.model_versions, and holds every changed ABN. None when one of them
+    may not: the pass reads the whole relations.
+-#}
+{% macro match_table_abn_rows(sql, abns_relation) %}
+  {%- set found = bvs.match_abn_rows_marker().findall(sql) | map(attribute=1) | unique | list -%}
+  {%- set names = [] -%}
+  {%- for changed in found -%}
+    {%- set name = changed.split('.')[-1] | replace('"', '') -%}
+    {%- do names.append(name) -%}
+    {%- set node = graph.nodes.values() | selectattr('name', 'equalto', name) | first -%}
+    {%- set made_of = [] -%}
+    {%- for parent in node.depends_on.nodes if parent.startswith('model.') -%}
+      {%- do made_of.append("'" ~ graph.nodes[parent].name ~ "'") -%}
+    {%- endfor -%}
+    {%- set checked = run_query(
+        "select coalesce((select built_at from meta.model_versions where model = '" ~ name ~ "')"
+        ~ " >= (select max(built_at) from meta.model_versions where model in (" ~ made_of | join(', ') ~ "))"
+        ~ " and (select count(*) from meta.model_versions where model in (" ~ made_of | join(', ') ~ ")) = " ~ made_of | length
+        ~ ", false),"
+        ~ " (select count(*) from " ~ abns_relation ~ " where abn not in (select abn from " ~ changed ~ "))") -%}
+    {%- if not checked.columns[0].values()[0] -%}
+      {{ log(this.identifier ~ ': ' ~ name ~ ' is older than what it is made of: the changed ABNs read from the whole relation', info=True) }}
+      {{ return([]) }}
+    {%- endif -%}
+    {%- if checked.columns[1].values()[0] | int > 0 -%}
+      {{ log(this.identifier ~ ': ' ~ name ~ ' lacks ' ~ checked.columns[1].values()[0] ~ ' of the changed ABNs: they are read from the whole relation', info=True) }}
+      {{ return([]) }}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(names) }}
+{% endmacro %}
 
 
 {#- The record key of the model's markers (the same in each of them). -#}
@@ -314,8 +371,10 @@
            ~ abns_total ~ ' ABNs changed: a whole build', info=True) }}
     {{ return(none) }}
   {%- endif -%}
+  {%- set abn_rows = bvs.match_table_abn_rows(sql, abns_relation) if abns > 0 else [] -%}
   {{ return({'records': records, 'records_total': records_total, 'abns': abns, 'abns_total': abns_total,
-             'records_relation': records_relation, 'abns_relation': abns_relation, 'abns_seen': last_stamp}) }}
+             'records_relation': records_relation, 'abns_relation': abns_relation, 'abns_seen': last_stamp,
+             'abn_rows': abn_rows}) }}
 {% endmacro %}
 
 
