@@ -210,8 +210,13 @@ def test_check_many_shares_the_entities_among_worker_processes_as_one_process_wo
     domains = ["good.com.au", "listed.com.au", "nullmx.com.au", "loop.com.au", "down.com.au",
                "acmeplumbing.com"]  # fmt: skip
 
+    workers: set[str] = set()
+
     def facts() -> Any:  # a generator (no length): sharded whatever the count
         for i, d in enumerate(domains):
+            # the workers started before the first entity is read, and stop only once the
+            # last one was (a worker that took no entity stops as early as one that did)
+            workers.update(p.name for p in mp.active_children() if p.name.startswith("bvs-live-"))
             yield EntityFacts(abn=f"{i:011d}", legal_names=["X Pty Ltd"], domain=d,
                               domain_source="ledger", abn_registered=dt.date(2005, 1, 1))  # fmt: skip
 
@@ -219,11 +224,9 @@ def test_check_many_shares_the_entities_among_worker_processes_as_one_process_wo
         return {c: (t.status, t.reason) for c, t in tiles.items()}
 
     threaded = {f.abn: outcome(t) for f, t in check_many(make_checker(), list(facts()), AS_OF)}
-    sharded, workers = {}, set()
+    assert not workers  # one process: no worker started
     checker = make_checker(processes=2, cache_path=tmp_path / "sharded.sqlite")
-    for item, tiles in check_many(checker, facts(), AS_OF):
-        sharded[item.abn] = outcome(tiles)
-        workers |= {p.name for p in mp.active_children() if p.name.startswith("bvs-live-")}
+    sharded = {item.abn: outcome(tiles) for item, tiles in check_many(checker, facts(), AS_OF)}
     assert sharded == threaded and len(sharded) == len(domains)
     assert workers == {"bvs-live-0", "bvs-live-1"}  # BVS_LIVE_PROCESSES=2: two workers
     assert not [p for p in mp.active_children() if p.name.startswith("bvs-live-")]  # joined
