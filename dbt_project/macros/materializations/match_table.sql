@@ -177,23 +177,15 @@
   {%- for changed in found -%}
     {%- set name = changed.split('.')[-1] | replace('"', '') -%}
     {%- do names.append(name) -%}
-    {%- set node = graph.nodes.values() | selectattr('name', 'equalto', name) | first -%}
-    {%- set made_of = [] -%}
-    {%- for parent in node.depends_on.nodes if parent.startswith('model.') -%}
-      {%- do made_of.append("'" ~ graph.nodes[parent].name ~ "'") -%}
-    {%- endfor -%}
-    {%- set checked = run_query(
-        "select coalesce((select built_at from meta.model_versions where model = '" ~ name ~ "')"
-        ~ " >= (select max(built_at) from meta.model_versions where model in (" ~ made_of | join(', ') ~ "))"
-        ~ " and (select count(*) from meta.model_versions where model in (" ~ made_of | join(', ') ~ ")) = " ~ made_of | length
-        ~ ", false),"
-        ~ " (select count(*) from " ~ abns_relation ~ " where abn not in (select abn from " ~ changed ~ "))") -%}
-    {%- if not checked.columns[0].values()[0] -%}
+    {%- if not bvs.built_after_its_parents(name) -%}
       {{ log(this.identifier ~ ': ' ~ name ~ ' is older than what it is made of: the changed ABNs read from the whole relation', info=True) }}
       {{ return([]) }}
     {%- endif -%}
-    {%- if checked.columns[1].values()[0] | int > 0 -%}
-      {{ log(this.identifier ~ ': ' ~ name ~ ' lacks ' ~ checked.columns[1].values()[0] ~ ' of the changed ABNs: they are read from the whole relation', info=True) }}
+    {%- set missing = run_query(
+        "select count(*) from " ~ abns_relation ~ " where abn not in (select abn from " ~ changed ~ ")"
+    ).columns[0].values()[0] | int -%}
+    {%- if missing > 0 -%}
+      {{ log(this.identifier ~ ': ' ~ name ~ ' lacks ' ~ missing ~ ' of the changed ABNs: they are read from the whole relation', info=True) }}
       {{ return([]) }}
     {%- endif -%}
   {%- endfor -%}
@@ -335,16 +327,7 @@
     {{ return(none) }}
   {%- endif -%}
   {#- the models the ABN side hashes: its parents in the graph (each records its builds) -#}
-  {%- set abn_inputs_node = graph.nodes.values() | selectattr('name', 'equalto', 'int_matching__abn_inputs') | first -%}
-  {%- set hashed = [] -%}
-  {%- for parent in abn_inputs_node.depends_on.nodes -%}
-    {%- do hashed.append("'" ~ graph.nodes[parent].name ~ "'") -%}
-  {%- endfor -%}
-  {%- set stale = run_query(
-      "select count(*) from meta.model_versions as read"
-      ~ " where read.model in (" ~ hashed | join(', ') ~ ")"
-      ~ " and read.built_at > coalesce((select built_at from meta.model_versions where model = 'int_matching__abn_inputs'), '-infinity'::timestamp)") -%}
-  {%- if stale.columns[0].values()[0] | int > 0 -%}
+  {%- if not bvs.built_after_its_parents('int_matching__abn_inputs') -%}
     {{ log(this.identifier ~ ': int_matching__abn_inputs is older than what it hashes: a whole build', info=True) }}
     {{ return(none) }}
   {%- endif -%}
@@ -375,6 +358,28 @@
   {{ return({'records': records, 'records_total': records_total, 'abns': abns, 'abns_total': abns_total,
              'records_relation': records_relation, 'abns_relation': abns_relation, 'abns_seen': last_stamp,
              'abn_rows': abn_rows}) }}
+{% endmacro %}
+
+
+{#- Whether the model `name` was built after every model it is made of (its parents in the
+    graph), by the times of their builds in meta.model_versions: false when one of them was
+    built later, or when it or one of them has no record of a build. The models of the match
+    tables' ABN side record theirs (`sliced_table`, `record_match_input_build`). -#}
+{% macro built_after_its_parents(name) %}
+  {%- set node = graph.nodes.values() | selectattr('name', 'equalto', name) | first -%}
+  {%- set parents = [] -%}
+  {%- for parent in node.depends_on.nodes if parent.startswith('model.') -%}
+    {%- do parents.append("'" ~ graph.nodes[parent].name ~ "'") -%}
+  {%- endfor -%}
+  {%- if parents | length == 0 -%}
+    {{ return(true) }}
+  {%- endif -%}
+  {%- set built = run_query(
+      "select coalesce((select built_at from meta.model_versions where model = '" ~ name ~ "')"
+      ~ " >= (select max(built_at) from meta.model_versions where model in (" ~ parents | join(', ') ~ "))"
+      ~ " and (select count(*) from meta.model_versions where model in (" ~ parents | join(', ') ~ "))"
+      ~ " = " ~ parents | length ~ ", false)") -%}
+  {{ return(built.columns[0].values()[0]) }}
 {% endmacro %}
 
 
