@@ -5,11 +5,10 @@
 -- any other run, every ABN.
 {{ config(meta={'dagster': {'ref': {'name': 'entity_names'}}}) }}
 
-{%- set written = [
-    bvs.written_rows(ref('entities'), 'abn'),
-    bvs.written_rows(ref('entity_names'), 'abn'),
-] %}
-{%- set scope = '(' ~ (written | join(' or ')) ~ ')' if none not in written else none %}
+{%- set written = [bvs.written_keys(ref('entities')), bvs.written_keys(ref('entity_names'))] %}
+{#- one semi join on both records' ABNs: two `in` tests joined by `or` read every row
+    of both marts through a mark join each (at 5 M, 0.48 s against 0.32 s) -#}
+{%- set scope = 'abn in (' ~ (written | join(' union all ')) ~ ')' if none not in written else none %}
 
 with
 

@@ -54,11 +54,11 @@
 
 
 {#-
-    A predicate on `model`'s rows selecting those its builds wrote since its tests last
-    passed, by the key column `key_column`; none when the test must read every row (see
-    above). `model` is the tested relation.
+    The keys `model`'s builds wrote since its tests last passed, as a query of one column
+    (`key`); none when the test must read every row (see above). `model` is the tested
+    relation.
 -#}
-{% macro written_rows(model, key_column) -%}
+{% macro written_keys(model) -%}
     {%- if not execute -%}
         {{ return(none) }}
     {%- endif -%}
@@ -74,5 +74,18 @@
     {%- if whole > 0 -%}
         {{ return(none) }}
     {%- endif -%}
-    {{ return(key_column ~ ' in (select key from ' ~ record ~ ')') }}
+    {{ return('select key from ' ~ record) }}
+{%- endmacro %}
+
+
+{#-
+    A predicate on `model`'s rows selecting those its builds wrote since its tests last
+    passed, by the key column `key_column`; none when the test must read every row.
+-#}
+{% macro written_rows(model, key_column) -%}
+    {%- set keys = bvs.written_keys(model) -%}
+    {%- if keys is none -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {{ return(key_column ~ ' in (' ~ keys ~ ')') }}
 {%- endmacro %}
