@@ -18,8 +18,11 @@ A node's version is a hash over everything its rows depend on:
 
 A build skips a node whose version is the one recorded when it was last built and whose
 relation exists (:func:`up_to_date`) and everything it is built from is skipped too, and
-records the versions of what it built once the whole build has passed (:func:`record`): a
-failed build records nothing, so what it rebuilt is rebuilt and tested again next time. The weekly run whose only new file is one register's
+records the versions of what it built once the whole build has passed (:func:`record`). A
+build that fails part-way (a model's error, a test's failure, DuckDB out of memory) records
+the part it finished (:func:`finished_part`): the nodes it built whose tests all passed, and
+those tests. The next build resumes after them; what failed, what was not reached and what
+was built but not yet checked is built and tested again. The weekly run whose only new file is one register's
 rebuilds that register's descendants and what reads the as-of date; the rest of the
 warehouse, and its tests, stand (docs/weekly-refresh.md).
 
@@ -477,6 +480,41 @@ def record(
             },
         )
     return len(rows)
+
+
+def finished_part(
+    manifest: Mapping[str, Any],
+    plan: BuildPlan,
+    built: Iterable[str],
+    passed: Iterable[str],
+) -> frozenset[str]:
+    """What a build that failed part-way may record (:func:`record`), so that the next
+    build resumes after it: the nodes of its ``plan`` it ``built`` (models, seeds,
+    snapshots, kept views) whose data tests in the build all ``passed``, the tests that
+    passed, and the unit tests of the models it built (dbt builds a model only once its
+    unit tests have passed). A data test belongs to the model it is declared on, a singular
+    test to every model it reads: a model built but not yet checked when the build stopped
+    is not recorded, and is built and tested again."""
+    nodes = {**manifest["nodes"], **manifest.get("unit_tests", {})}
+    scope = plan.run | plan.kept
+    passed_tests = set(passed) & plan.run
+    checks: dict[str, set[str]] = {}
+    unit_tests: dict[str, set[str]] = {}
+    for uid in plan.run:
+        node = nodes.get(uid)
+        if node is None or node["resource_type"] not in ("test", "unit_test"):
+            continue
+        parents = node.get("depends_on", {}).get("nodes", [])
+        if node["resource_type"] == "unit_test":
+            for parent in parents:
+                unit_tests.setdefault(parent, set()).add(uid)
+            continue
+        attached = node.get("attached_node")
+        for parent in [attached] if attached else parents:
+            checks.setdefault(parent, set()).add(uid)
+    finished = {uid for uid in set(built) & scope if checks.get(uid, set()) <= passed_tests}
+    implied = {test for uid in finished for test in unit_tests.get(uid, ())}
+    return frozenset(finished | passed_tests | implied)
 
 
 def clear_written_keys(

@@ -255,7 +255,7 @@ def test_a_build_runs_everything_once_then_only_what_changed(manifest: dict[str,
     }
     assert names(first.left_out) == {"not_null_ledger_x"} and not first.skip
 
-    # a failed build records nothing: the same plan again
+    # nothing recorded (a failed build records only what it finished): the same plan again
     assert plan(con, manifest).run == first.run
     dbt_versions.record(con, first.versions, first.run)
 
@@ -285,6 +285,52 @@ def test_a_build_runs_everything_once_then_only_what_changed(manifest: dict[str,
         "view_b",
         "not_null_both",
     }
+
+
+def test_a_failed_build_records_what_it_built_and_checked_and_the_next_resumes_after_it(
+    manifest: dict[str, Any],
+) -> None:
+    con = _warehouse(manifest)
+    first = plan(con, manifest)
+    uid = {name: f"model.bvs.{name}" for name in ("stg_a", "stg_b", "both", "aged", "view_b")}
+    check = "test.bvs.not_null_both"
+
+    # stopped (out of memory, say) after building both, before its test ran: both is built
+    # but not checked, so it is not recorded, nor is its unit test; view_b was never reached
+    built = {uid["stg_a"], uid["stg_b"], uid["both"], uid["aged"]}
+    assert names(dbt_versions.finished_part(manifest, first, built, passed=set())) == {
+        "stg_a",
+        "stg_b",
+        "aged",
+    }
+    # both's test passed: both is finished, and so is its unit test (dbt built both after it)
+    assert names(dbt_versions.finished_part(manifest, first, built, passed={check})) == {
+        "stg_a",
+        "stg_b",
+        "aged",
+        "both",
+        "not_null_both",
+        "unit:case",
+    }
+    # a failed test is not passed: what it checks is built and tested again
+    assert names(
+        dbt_versions.finished_part(manifest, first, built | {uid["view_b"]}, passed=set())
+    ) == {"stg_a", "stg_b", "aged", "view_b"}
+    # a test belongs to the model it is declared on, not to every model it reads
+    declared = copy.deepcopy(manifest)
+    declared["nodes"][check]["depends_on"]["nodes"].append(uid["stg_a"])
+    declared["nodes"][check]["attached_node"] = uid["both"]
+    assert "stg_a" in names(dbt_versions.finished_part(declared, first, built, passed=set()))
+    # an output of a node outside the build (a model left out as up to date) is not its
+    assert not dbt_versions.finished_part(manifest, first, {"model.bvs.ledger_x"}, passed=set())
+
+    dbt_versions.record(
+        con, first.versions, dbt_versions.finished_part(manifest, first, built, passed=set())
+    )
+    # the next build resumes: what the failed one finished is left as it is
+    resumed = plan(con, manifest)
+    assert names(resumed.skip) == {"stg_a", "stg_b", "aged"}
+    assert names(resumed.run) == {"both", "not_null_both", "unit:case", "view_b", "live", "eph"}
 
 
 def test_a_dropped_table_is_built_again(manifest: dict[str, Any]) -> None:

@@ -13,6 +13,7 @@ from dagster_dbt import DbtCliResource, dbt_assets
 
 from pipelines import dbt_versions
 from pipelines.dbt import apply_dbt_env, build_args
+from pipelines.settings import Settings
 from pipelines.warehouse.connection import warehouse
 
 from ..resources import POOL, BvsResource
@@ -83,15 +84,76 @@ def dbt_models(
         events = stream_and_tidy(invocation)
         if plan is not None and manifest is not None and plan.kept:
             events = _with_kept_views(context, events, manifest, plan)
-        yield from events
-        if plan is not None and manifest is not None:
-            # the build passed: what it ran (and the views it kept) is now up to date, and
-            # its tests have checked what the models wrote
-            with warehouse(settings) as con:
-                dbt_versions.record(
-                    con, plan.versions, plan.run | plan.kept, plan.test_code, plan.definitions
-                )
-                dbt_versions.clear_written_keys(con, manifest, plan.run)
+        if plan is None or manifest is None:
+            yield from events
+            return
+        results = _Results()
+        try:
+            for event in events:
+                results.add(event)
+                yield event
+        except Exception:
+            # the build failed part-way: what it built and checked stays recorded, so the
+            # run's retry (or the next week's) resumes after it
+            _record_finished_part(context, settings, manifest, plan, results)
+            raise
+        # the build passed: what it ran (and the views it kept) is now up to date, and its
+        # tests have checked what the models wrote
+        with warehouse(settings) as con:
+            dbt_versions.record(
+                con, plan.versions, plan.run | plan.kept, plan.test_code, plan.definitions
+            )
+            dbt_versions.clear_written_keys(con, manifest, plan.run)
+
+
+class _Results:
+    """The unique ids a dbt build's events say it built (an output) and checked (a test's
+    result or observation whose status is pass or warn)."""
+
+    def __init__(self) -> None:
+        self.built: set[str] = set()
+        self.passed: set[str] = set()
+
+    def add(self, event: Any) -> None:
+        metadata = getattr(event, "metadata", None) or {}
+        uid = _text(metadata.get("unique_id"))
+        if uid is None:
+            return
+        if isinstance(event, dg.Output):
+            self.built.add(uid)
+        elif _text(metadata.get("status")) in ("pass", "warn"):
+            self.passed.add(uid)
+
+
+def _text(value: Any) -> str | None:
+    value = getattr(value, "value", value)
+    return None if value is None else str(value)
+
+
+def _record_finished_part(
+    context: dg.AssetExecutionContext,
+    settings: Settings,
+    manifest: dict[str, Any],
+    plan: dbt_versions.BuildPlan,
+    results: _Results,
+) -> None:
+    """Record the part of a failed build that it finished (``dbt_versions.finished_part``).
+    A failure to record is logged, never raised over the build's own error."""
+    try:
+        finished = dbt_versions.finished_part(manifest, plan, results.built, results.passed)
+        with warehouse(settings) as con:
+            recorded = dbt_versions.record(
+                con, plan.versions, finished, plan.test_code, plan.definitions
+            )
+            dbt_versions.clear_written_keys(con, manifest, finished)
+        context.log.warning(
+            f"dbt build failed: {recorded} of its {len(plan.run | plan.kept)} nodes were built"
+            " and checked before it stopped and are recorded; the next build resumes after them"
+        )
+    except Exception as error:  # the build's error is the one to see
+        context.log.warning(
+            f"dbt build failed, and what it finished could not be recorded: {error}"
+        )
 
 
 def _stop(process: subprocess.Popen, timeout: float = 30.0) -> None:
