@@ -520,8 +520,8 @@ def finished_part(
 def clear_written_keys(
     con: duckdb.DuckDBPyConnection, manifest: Mapping[str, Any], built: Iterable[str]
 ) -> int:
-    """Once a build whose tests all passed has built them, forget what the models' builds
-    wrote (meta.<model>__written_keys, macros/materializations/written_keys.sql): their
+    """Once their tests have passed (in a passed build, or in the finished part of a failed
+    one: :func:`finished_part`), forget what the models' builds wrote (meta.<model>__written_keys, macros/materializations/written_keys.sql): their
     tests have checked those rows. The number of records dropped."""
     names = {
         _identifier(manifest["nodes"][uid]) + "__written_keys"

@@ -5,7 +5,7 @@ import os
 import signal
 import subprocess
 import warnings
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any
 
 import dagster as dg
@@ -94,16 +94,28 @@ def dbt_models(
                 yield event
         except Exception:
             # the build failed part-way: what it built and checked stays recorded, so the
-            # run's retry (or the next week's) resumes after it
+            # run's retry (or the next week's) resumes after it; dbt has ended first (it
+            # holds the warehouse while it runs)
+            _stop(invocation.process)
             _record_finished_part(context, settings, manifest, plan, results)
             raise
         # the build passed: what it ran (and the views it kept) is now up to date, and its
         # tests have checked what the models wrote
-        with warehouse(settings) as con:
-            dbt_versions.record(
-                con, plan.versions, plan.run | plan.kept, plan.test_code, plan.definitions
-            )
-            dbt_versions.clear_written_keys(con, manifest, plan.run)
+        _record(settings, manifest, plan, plan.run | plan.kept)
+
+
+def _record(
+    settings: Settings,
+    manifest: dict[str, Any],
+    plan: dbt_versions.BuildPlan,
+    nodes: Collection[str],
+) -> int:
+    """Record ``nodes`` of ``plan`` as built and checked, and forget the keys their models
+    wrote (their tests have checked them); the number recorded."""
+    with warehouse(settings) as con:
+        recorded = dbt_versions.record(con, plan.versions, nodes, plan.test_code, plan.definitions)
+        dbt_versions.clear_written_keys(con, manifest, nodes)
+    return recorded
 
 
 class _Results:
@@ -141,11 +153,7 @@ def _record_finished_part(
     A failure to record is logged, never raised over the build's own error."""
     try:
         finished = dbt_versions.finished_part(manifest, plan, results.built, results.passed)
-        with warehouse(settings) as con:
-            recorded = dbt_versions.record(
-                con, plan.versions, finished, plan.test_code, plan.definitions
-            )
-            dbt_versions.clear_written_keys(con, manifest, finished)
+        recorded = _record(settings, manifest, plan, finished)
         context.log.warning(
             f"dbt build failed: {recorded} of its {len(plan.run | plan.kept)} nodes were built"
             " and checked before it stopped and are recorded; the next build resumes after them"
