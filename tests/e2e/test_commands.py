@@ -487,6 +487,34 @@ def test_second_run_loads_nothing_again(world: dict) -> None:
         assert con.execute("select * from raw.abr__abns order by abn").fetchall() == entities_before
 
 
+def _withdraw_last_gazette_notice(data: Path) -> None:
+    (notices,) = (data / "landing" / "gazette").glob("*.csv")
+    lines = notices.read_bytes().rstrip(b"\r\n").split(b"\n")
+    notices.write_bytes(b"\n".join(lines[:-1]) + b"\n")
+
+
+def _run_log(run: subprocess.CompletedProcess) -> str:
+    """The whole output (Dagster, dbt) of a `bvs run`, from the log file it names."""
+    (log,) = re.findall(r"the full output \(Dagster, dbt\) goes to (\S+)", run.stdout)
+    return Path(log).read_text()
+
+
+def _built_whole(data: Path, env: dict) -> Path:
+    """A copy of ``data`` beside it whose `bvs run` builds everything
+    (``BVS_DBT_SKIP_UNCHANGED=false``): the data folder it left."""
+    full = data.with_name("full")
+    shutil.copytree(data, full, symlinks=True)
+    full_env = {
+        **env,
+        "BVS_DBT_SKIP_UNCHANGED": "false",
+        "BVS_DATA_DIR": str(full),
+        "BVS_WAREHOUSE": str(full / "warehouse.duckdb"),
+    }
+    again = _run(["run", "--as-of", AS_OF], full_env)
+    assert again.returncode == 0, again.stdout + again.stderr
+    return full
+
+
 def _built_at(data: Path) -> dict[str, object]:
     with duckdb.connect(str(data / "warehouse.duckdb"), read_only=True) as con:
         return dict(con.execute("select unique_id, built_at from meta.dbt_versions").fetchall())
@@ -522,9 +550,7 @@ def test_a_week_with_one_new_register_file_rebuilds_only_what_it_feeds(
     data, env = _copy(world, tmp_path / "weekly")
     before = _built_at(data)
     assert len(before) > 150  # models, seeds, snapshots and tests of the first run
-    (notices,) = (data / "landing" / "gazette").glob("*.csv")
-    lines = notices.read_bytes().rstrip(b"\r\n").split(b"\n")
-    notices.write_bytes(b"\n".join(lines[:-1]) + b"\n")  # its last notice withdrawn
+    _withdraw_last_gazette_notice(data)
     current = (data / "serving" / "CURRENT").read_text()
     run = _run(["run", "--as-of", AS_OF], env)
     assert run.returncode == 0, run.stdout + run.stderr
@@ -532,8 +558,7 @@ def test_a_week_with_one_new_register_file_rebuilds_only_what_it_feeds(
     assert "serving snapshot (published)" in run.stdout
     assert (data / "serving" / "CURRENT").read_text() != current
     # the outputs of the models left out carry their versions without a warning each
-    (log,) = re.findall(r"the full output \(Dagster, dbt\) goes to (\S+)", run.stdout)
-    assert "BetaWarning" not in Path(log).read_text()
+    assert "BetaWarning" not in _run_log(run)
     after = _built_at(data)
     rebuilt = {uid.split(".")[2] for uid in after if after[uid] != before.get(uid)}
     assert {"stg_gazette__notices", "int_match_records__gazette", "match_gazette"} <= rebuilt
@@ -545,11 +570,7 @@ def test_a_week_with_one_new_register_file_rebuilds_only_what_it_feeds(
     }, rebuilt  # fmt: skip
 
     # a build of everything from the same data folder: the same tables, row for row
-    full, full_env = data.with_name("full"), {**env, "BVS_DBT_SKIP_UNCHANGED": "false"}
-    shutil.copytree(data, full, symlinks=True)
-    full_env |= {"BVS_DATA_DIR": str(full), "BVS_WAREHOUSE": str(full / "warehouse.duckdb")}
-    again = _run(["run", "--as-of", AS_OF], full_env)
-    assert again.returncode == 0, again.stdout + again.stderr
+    full = _built_whole(data, env)
     rebuilt_all = _built_at(full)
     assert all(rebuilt_all[uid] != after[uid] for uid in after)  # everything built again
     assert _differences(data / "warehouse.duckdb", full / "warehouse.duckdb") == []
@@ -563,9 +584,7 @@ def test_a_build_that_fails_part_way_resumes_after_what_it_finished(
     (dbt_versions.finished_part); once the cause is gone, the next run builds the rest and
     not that part again, and its warehouse is the one a build of everything gives."""
     data, env = _copy(world, tmp_path / "resumed")
-    (notices,) = (data / "landing" / "gazette").glob("*.csv")
-    lines = notices.read_bytes().rstrip(b"\r\n").split(b"\n")
-    notices.write_bytes(b"\n".join(lines[:-1]) + b"\n")  # its last notice withdrawn
+    _withdraw_last_gazette_notice(data)
     industry = "intermediate.int_check_evidence__industry"  # int_check_outcomes reads it
     with duckdb.connect(str(data / "warehouse.duckdb")) as con:
         con.execute(f"alter table {industry} rename column trade to in_the_way")
@@ -575,9 +594,8 @@ def test_a_build_that_fails_part_way_resumes_after_what_it_finished(
     failed = _run(["run", "--as-of", AS_OF], env)
     assert failed.returncode != 0, failed.stdout + failed.stderr
     assert (data / "serving" / "CURRENT").read_text() == current  # nothing published
-    (log,) = re.findall(r"the full output \(Dagster, dbt\) goes to (\S+)", failed.stdout)
     assert re.search(
-        r"dbt build failed: \d+ of its \d+ nodes were built and checked", Path(log).read_text()
+        r"dbt build failed: \d+ of its \d+ nodes were built and checked", _run_log(failed)
     )
     stopped = _built_at(data)
     finished = {uid.split(".")[2] for uid in stopped if stopped[uid] != before.get(uid)}
@@ -592,18 +610,13 @@ def test_a_build_that_fails_part_way_resumes_after_what_it_finished(
     resumed = _run(["run", "--as-of", AS_OF], env)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert "serving snapshot (published)" in resumed.stdout
-    (log,) = re.findall(r"the full output \(Dagster, dbt\) goes to (\S+)", resumed.stdout)
     # dbt's own lines: the models this build ran (a model read with the as-of date has no
     # version to record, so meta.dbt_versions cannot say)
-    rebuilt = set(re.findall(r" START sql \S+ model \w+\.(\w+) ", Path(log).read_text()))
+    rebuilt = set(re.findall(r" START sql \S+ model \w+\.(\w+) ", _run_log(resumed)))
     assert {"int_check_outcomes", "verifications"} <= rebuilt
     assert not rebuilt & finished, rebuilt & finished  # what the failed build finished stands
 
-    full, full_env = data.with_name("full"), {**env, "BVS_DBT_SKIP_UNCHANGED": "false"}
-    shutil.copytree(data, full, symlinks=True)
-    full_env |= {"BVS_DATA_DIR": str(full), "BVS_WAREHOUSE": str(full / "warehouse.duckdb")}
-    again = _run(["run", "--as-of", AS_OF], full_env)
-    assert again.returncode == 0, again.stdout + again.stderr
+    full = _built_whole(data, env)
     assert _differences(data / "warehouse.duckdb", full / "warehouse.duckdb") == []
 
 
